@@ -1,0 +1,72 @@
+#pragma once
+/// Collective construction and checking of block layouts. Every function here is
+/// collective over `comm`, and when it throws it throws the same std::invalid_argument on
+/// every rank (every rank decides from the same gathered data), so no rank is left waiting.
+
+#include "treefold/layout/block_layout.hpp"
+
+#include <boost/mpi/collectives/all_gather.hpp>
+#include <boost/mpi/communicator.hpp>
+
+#include <array>
+#include <cstdint>
+#include <sstream>
+#include <stdexcept>
+#include <vector>
+
+namespace treefold {
+
+/// Blocks in rank order from each rank's local count (an exclusive prefix sum).
+inline layout::block_layout layout_from_local_size(const boost::mpi::communicator& comm,
+                                                   std::uint64_t local_count)
+{
+    std::vector<std::uint64_t> counts;
+    boost::mpi::all_gather(comm, local_count, counts);
+    return layout::block_layout::from_counts(counts);
+}
+
+/// Blocks as each rank declares them: this rank holds [start, start + count). Any order of
+/// blocks is allowed; gaps and overlaps throw on every rank.
+inline layout::block_layout layout_from_block(const boost::mpi::communicator& comm,
+                                              std::uint64_t start, std::uint64_t count)
+{
+    const std::array<std::uint64_t, 2> mine{start, count};
+    std::vector<std::uint64_t> all;
+    boost::mpi::all_gather(comm, mine.data(), 2, all);
+    std::vector<layout::block> blocks(static_cast<std::size_t>(comm.size()));
+    for (std::size_t r = 0; r < blocks.size(); ++r) {
+        blocks[r] = layout::block{all[2 * r], all[2 * r + 1]};
+    }
+    return layout::block_layout::from_blocks(std::move(blocks));
+}
+
+/// Checks that every rank of `comm` holds the same layout, with one block per rank.
+/// Throws std::invalid_argument on every rank otherwise.
+inline void verify_same_layout(const boost::mpi::communicator& comm, const layout::block_layout& layout)
+{
+    const std::array<std::uint64_t, 3> mine{layout.size(), static_cast<std::uint64_t>(layout.ranks()),
+                                            layout.fingerprint()};
+    std::vector<std::uint64_t> all;
+    boost::mpi::all_gather(comm, mine.data(), 3, all);
+    const auto p = static_cast<std::uint64_t>(comm.size());
+    for (std::uint64_t r = 0; r < p; ++r) {
+        const std::uint64_t n = all[3 * r];
+        const std::uint64_t ranks = all[3 * r + 1];
+        const std::uint64_t digest = all[3 * r + 2];
+        std::ostringstream msg;
+        if (ranks != p) {
+            msg << "treefold: rank " << r << "'s layout has " << ranks << " block(s) but the communicator has "
+                << p << " rank(s)";
+        } else if (n != all[0]) {
+            msg << "treefold: ranks disagree on the layout: rank 0 has N = " << all[0] << ", rank " << r
+                << " has N = " << n;
+        } else if (digest != all[2]) {
+            msg << "treefold: ranks disagree on the layout's blocks: rank " << r << " differs from rank 0";
+        } else {
+            continue;
+        }
+        throw std::invalid_argument(msg.str());
+    }
+}
+
+} // namespace treefold

@@ -1,0 +1,257 @@
+#pragma once
+/// The direct exchange: every outbound subtree root goes to the owner of its parent.
+///
+/// A rank owns the nodes whose first index lies in its block. It pushes its block's maximal
+/// nodes (computed by the local kernel) and then the right pieces it receives, in index
+/// order, onto a frontier; whenever the node on top is one of its outbound subtree roots
+/// (a right child whose parent starts before the block), it goes to a send buffer. The
+/// buffer holds up to 4 values per message and is flushed when the target changes, before
+/// a local node of more than 64 elements is computed, and before any blocking receive.
+/// Dependencies only point from lower to higher indices, so nothing can deadlock. The owner
+/// of index 0 ends with the root.
+
+#include "treefold/exchange/wire.hpp"
+#include "treefold/frontier.hpp"
+#include "treefold/layout/block_layout.hpp"
+#include "treefold/tree/decompose.hpp"
+
+#include <boost/mpi/communicator.hpp>
+
+#include <cstddef>
+#include <exception>
+#include <optional>
+#include <vector>
+
+namespace treefold::exchange {
+
+/// Exchange policy: point-to-point messages of outbound subtree roots (see file comment).
+struct direct {
+    static constexpr const char* name = "direct";
+    /// Values per message at most.
+    static constexpr std::size_t buffer_values = 4;
+    /// Local nodes larger than this flush the send buffer before they are computed.
+    static constexpr tree::index_t flush_before_elements = 64;
+
+    template <class T>
+    class plan {
+    public:
+        plan(const boost::mpi::communicator& comm, const layout::block_layout& layout)
+            : comm_(comm), me_(comm.rank()), n_(layout.size()), stack_(layout.size())
+        {
+            const layout::block b = layout.block_of(me_);
+            s_ = b.start;
+            e_ = b.end();
+            finisher_ = n_ > 0 ? layout.owner(0) : 0;
+            if (b.count == 0) {
+                return;
+            }
+            local_nodes_ = tree::maximal_nodes(s_, e_, n_);
+            // Outbound roots: per level y, the first multiple x of 2^y at or after s, if x is
+            // an odd multiple and lies in the block (x only grows with y).
+            if (s_ > 0) {
+                for (unsigned y = 0; y < 64; ++y) {
+                    const tree::index_t x = (((s_ - 1) >> y) + 1) << y;
+                    if (x >= e_) {
+                        break;
+                    }
+                    if (((x >> y) & 1U) != 0) {
+                        outbound_.push_back({tree::node{x, y}, layout.owner(x - tree::span(y))});
+                    }
+                }
+            }
+            // Incoming pieces: per level y, a parent P (multiple of 2^(y+1)) in the block whose
+            // right child starts at or after e and before N. Index order = level order.
+            for (unsigned y = 0; y < 63 && tree::span(y) < n_; ++y) {
+                const tree::index_t pstart = ((e_ - 1) >> (y + 1)) << (y + 1);
+                const tree::index_t right = pstart + tree::span(y);
+                if (pstart >= s_ && right >= e_ && right < n_) {
+                    incoming_.push_back({tree::node{right, y}, layout.owner(right)});
+                }
+            }
+            send_buffer_.reserve(buffer_values);
+            inbox_.resize(buffer_values);
+        }
+
+        /// The rank that ends with the root.
+        int finisher() const { return finisher_; }
+
+        /// Runs the exchange. `local` points at this rank's block (ignored when `failed` is
+        /// set on entry). On return the finisher's outcome holds the root or a failure; other
+        /// ranks' outcome holds a failure only if they saw one. `own_error` receives the
+        /// exception the operator threw on this rank, if any.
+        template <class Kernel, class Op>
+        outcome<T> run(const T* local, Op& op, std::optional<failure> failed, counters& count,
+                       std::exception_ptr& own_error)
+        {
+            stack_.reset(n_);
+            send_buffer_.clear();
+            buffer_target_ = -1;
+            sent_ = 0;
+            next_out_ = 0;
+            next_in_ = 0;
+            inbox_size_ = inbox_pos_ = 0;
+            inbox_source_ = -1;
+            dead_source_ = -1;
+            count_ = &count;
+
+            auto guarded = [&](auto&& step) {
+                try {
+                    step();
+                } catch (...) {
+                    own_error = std::current_exception();
+                    failed = failure{failure::code::op_threw, me_, 0, 0};
+                }
+            };
+            for (std::size_t i = 0; i < local_nodes_.size() && !failed; ++i) {
+                const tree::node v = local_nodes_[i];
+                const tree::index_t len = tree::cover_size(v, n_);
+                if (len > flush_before_elements) {
+                    flush();
+                }
+                guarded([&] { push(v, Kernel::reduce_node(local + (v.x - s_), len, op), op); });
+            }
+            while (next_in_ < incoming_.size() && !failed) {
+                flush();
+                const auto& piece = incoming_[next_in_];
+                std::optional<failure> remote;
+                T value = take(piece.source, remote);
+                if (remote) {
+                    failed = remote;
+                    dead_source_ = piece.source;
+                    break;
+                }
+                ++next_in_;
+                guarded([&] { push(piece.v, std::move(value), op); });
+            }
+            if (!failed) {
+                flush();
+            } else {
+                fail_outbound(*failed);
+                drain();
+            }
+            outcome<T> out;
+            out.failed = failed;
+            if (!failed && me_ == finisher_ && n_ > 0) {
+                out.value = stack_.pop_back();
+            }
+            return out;
+        }
+
+    private:
+        struct routed {
+            tree::node v;
+            int rank;
+            // `v` goes to (outbound) or comes from (incoming) `rank`.
+        };
+
+        template <class Op>
+        void push(tree::node v, T value, Op& op)
+        {
+            stack_.push(v, std::move(value), op);
+            while (next_out_ < outbound_.size() && !stack_.empty() &&
+                   stack_.back_node() == outbound_[next_out_].v) {
+                const int target = outbound_[next_out_].rank;
+                if (target != buffer_target_) {
+                    flush();
+                }
+                buffer_target_ = target;
+                send_buffer_.push_back(stack_.pop_back());
+                ++next_out_;
+                if (send_buffer_.size() == buffer_values) {
+                    flush();
+                }
+            }
+        }
+
+        void flush()
+        {
+            if (!send_buffer_.empty()) {
+                wire<T>::send(comm_, buffer_target_, send_buffer_.data(), send_buffer_.size(), *count_);
+                sent_ += send_buffer_.size();
+                send_buffer_.clear();
+            }
+        }
+
+        T take(int source, std::optional<failure>& remote)
+        {
+            if (inbox_source_ != source || inbox_pos_ == inbox_size_) {
+                inbox_size_ = wire<T>::recv(comm_, source, inbox_.data(), buffer_values, remote);
+                inbox_source_ = source;
+                inbox_pos_ = 0;
+                if (remote) {
+                    return T{};
+                }
+            }
+            return inbox_[inbox_pos_++];
+        }
+
+        /// One failure message to every target still owed a piece (targets come in runs).
+        void fail_outbound(const failure& f)
+        {
+            send_buffer_.clear();
+            int last = -1;
+            for (std::size_t k = sent_; k < outbound_.size(); ++k) {
+                if (outbound_[k].rank != last) {
+                    last = outbound_[k].rank;
+                    wire<T>::send_failure(comm_, last, f, *count_);
+                }
+            }
+        }
+
+        /// Receives what is still owed to this rank, so no sender waits and no message
+        /// is left behind for the next call.
+        void drain()
+        {
+            std::optional<failure> ignored;
+            for (std::size_t k = next_in_; k < incoming_.size();) {
+                const int source = incoming_[k].rank;
+                std::size_t owed = 0;
+                while (k < incoming_.size() && incoming_[k].rank == source) {
+                    ++owed;
+                    ++k;
+                }
+                if (source == dead_source_) {
+                    continue; // it already sent its failure: its stream has ended
+                }
+                if (source == inbox_source_) {
+                    const std::size_t buffered = inbox_size_ - inbox_pos_;
+                    owed = owed > buffered ? owed - buffered : 0;
+                }
+                while (owed > 0) {
+                    ignored.reset();
+                    const std::size_t got = wire<T>::recv(comm_, source, inbox_.data(), buffer_values, ignored);
+                    if (ignored) {
+                        break;
+                    }
+                    owed = got > owed ? 0 : owed - got;
+                }
+            }
+        }
+
+        boost::mpi::communicator comm_;
+        int me_;
+        tree::index_t n_;
+        tree::index_t s_ = 0;
+        tree::index_t e_ = 0;
+        int finisher_ = 0;
+        std::vector<tree::node> local_nodes_;
+        std::vector<routed> outbound_;
+        std::vector<routed> incoming_;
+
+        // Per-call state (capacity kept between calls).
+        frontier<T> stack_;
+        std::vector<T> send_buffer_;
+        int buffer_target_ = -1;
+        std::size_t sent_ = 0;
+        std::size_t next_out_ = 0;
+        std::size_t next_in_ = 0;
+        std::vector<T> inbox_;
+        std::size_t inbox_size_ = 0;
+        std::size_t inbox_pos_ = 0;
+        int inbox_source_ = -1;
+        int dead_source_ = -1;
+        counters* count_ = nullptr;
+    };
+};
+
+} // namespace treefold::exchange

@@ -1,0 +1,142 @@
+#pragma once
+/// The tree exchange: frontiers merged along a rank-ordered reduction tree.
+///
+/// Positions are the ranks in index order (non-empty blocks by start, then empty ranks).
+/// Each position computes its block's frontier, appends the frontier of each child's
+/// subtree (a contiguous index range, so the nodes are known in advance and only values
+/// travel), and sends the result to its parent: exactly p - 1 messages. Position 0 ends
+/// with the root.
+
+#include "treefold/collective/tree_shape.hpp"
+#include "treefold/exchange/wire.hpp"
+#include "treefold/frontier.hpp"
+#include "treefold/layout/block_layout.hpp"
+#include "treefold/tree/decompose.hpp"
+
+#include <boost/mpi/communicator.hpp>
+
+#include <algorithm>
+#include <exception>
+#include <optional>
+#include <vector>
+
+namespace treefold::exchange {
+
+/// Exchange policy: frontier merge along the tree `Shape` (see collective/tree_shape.hpp).
+template <class Shape = collective::binomial>
+struct tree {
+    static constexpr const char* name = Shape::name;
+
+    template <class T>
+    class plan {
+    public:
+        plan(const boost::mpi::communicator& comm, const layout::block_layout& layout)
+            : comm_(comm), n_(layout.size()), stack_(layout.size())
+        {
+            const int p = layout.ranks();
+            const auto order = layout.index_order();
+            std::vector<tree::index_t> starts(static_cast<std::size_t>(p) + 1, n_);
+            int my_position = 0;
+            for (int i = 0; i < p; ++i) {
+                const auto& b = layout.block_of(order[static_cast<std::size_t>(i)]);
+                if (b.count > 0) {
+                    starts[static_cast<std::size_t>(i)] = b.start;
+                }
+                if (order[static_cast<std::size_t>(i)] == comm.rank()) {
+                    my_position = i;
+                }
+            }
+            finisher_ = order[0];
+            const layout::block b = layout.block_of(comm.rank());
+            s_ = b.start;
+            if (b.count > 0) {
+                local_nodes_ = tree::maximal_nodes(b.start, b.end(), n_);
+            }
+            const int parent_position = Shape::parent(my_position, p);
+            parent_ = parent_position < 0 ? -1 : order[static_cast<std::size_t>(parent_position)];
+            std::size_t widest = 0;
+            for (const auto& c : Shape::children(my_position, p)) {
+                child ch;
+                ch.rank = order[static_cast<std::size_t>(c.position)];
+                ch.nodes = tree::maximal_nodes(starts[static_cast<std::size_t>(c.position)],
+                                               starts[static_cast<std::size_t>(c.subtree_end)], n_);
+                widest = std::max(widest, ch.nodes.size());
+                children_.push_back(std::move(ch));
+            }
+            inbox_.resize(widest);
+        }
+
+        /// The rank that ends with the root (position 0).
+        int finisher() const { return finisher_; }
+
+        /// Runs the exchange; same contract as direct::plan::run.
+        template <class Kernel, class Op>
+        outcome<T> run(const T* local, Op& op, std::optional<failure> failed, counters& count,
+                       std::exception_ptr& own_error)
+        {
+            stack_.reset(n_);
+            auto guarded = [&](auto&& step) {
+                try {
+                    step();
+                } catch (...) {
+                    own_error = std::current_exception();
+                    failed = failure{failure::code::op_threw, comm_.rank(), 0, 0};
+                }
+            };
+            for (std::size_t i = 0; i < local_nodes_.size() && !failed; ++i) {
+                const tree::node v = local_nodes_[i];
+                guarded([&] {
+                    stack_.push(v, Kernel::reduce_node(local + (v.x - s_), tree::cover_size(v, n_), op), op);
+                });
+            }
+            for (const auto& c : children_) {
+                std::optional<failure> remote;
+                const std::size_t got = wire<T>::recv(comm_, c.rank, inbox_.data(), inbox_.size(), remote);
+                if (remote) {
+                    failed = failed ? failed : remote;
+                    continue;
+                }
+                if (got != c.nodes.size()) {
+                    throw std::logic_error("treefold: frontier of unexpected size (internal error)");
+                }
+                if (!failed) {
+                    guarded([&] {
+                        for (std::size_t j = 0; j < got; ++j) {
+                            stack_.push(c.nodes[j], std::move(inbox_[j]), op);
+                        }
+                    });
+                }
+            }
+            outcome<T> out;
+            out.failed = failed;
+            if (parent_ >= 0) {
+                if (failed) {
+                    wire<T>::send_failure(comm_, parent_, *failed, count);
+                } else {
+                    wire<T>::send(comm_, parent_, stack_.values().data(), stack_.values().size(), count);
+                }
+            } else if (!failed && n_ > 0) {
+                out.value = stack_.pop_back();
+            }
+            return out;
+        }
+
+    private:
+        struct child {
+            int rank = 0;
+            std::vector<tree::node> nodes; // maximal nodes of the child's subtree range
+        };
+
+        boost::mpi::communicator comm_;
+        tree::index_t n_;
+        tree::index_t s_ = 0;
+        int finisher_ = 0;
+        int parent_ = -1;
+        std::vector<tree::node> local_nodes_;
+        std::vector<child> children_;
+        frontier<T> stack_;
+        std::vector<T> inbox_;
+    };
+};
+
+} // namespace treefold::exchange

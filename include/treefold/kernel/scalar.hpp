@@ -1,0 +1,90 @@
+#pragma once
+/// The scalar local kernel: the value of one tree node from the elements it covers.
+///
+/// A local kernel is a policy type K with
+///     template <class T, class Op> static T K::reduce_node(const T* first, std::uint64_t len, Op& op);
+/// returning the value of a node whose cover [x, x + len) starts at `first` (x is aligned
+/// to the node's level, and len is 2^level, or less when the cover is clipped at N). The
+/// tree inside depends on len alone, so the caller need not pass x. SIMD kernels (their own
+/// issue) implement the same contract and must return the same bits.
+
+#include <bit>
+#include <cassert>
+#include <cstddef>
+#include <cstdint>
+#include <new>
+#include <type_traits>
+#include <utility>
+
+namespace treefold::kernel {
+
+/// A fixed-capacity stack of values in raw storage: no allocation, no default constructor
+/// needed. One entry per tree level is enough.
+template <class T, std::size_t Capacity = 65>
+class value_stack {
+public:
+    value_stack() = default;
+    value_stack(const value_stack&) = delete;
+    value_stack& operator=(const value_stack&) = delete;
+    ~value_stack() { clear(); }
+
+    void push(T v)
+    {
+        assert(size_ < Capacity);
+        ::new (static_cast<void*>(slot(size_))) T(std::move(v));
+        ++size_;
+    }
+    T pop()
+    {
+        assert(size_ > 0);
+        --size_;
+        T v = std::move(*slot(size_));
+        std::destroy_at(slot(size_));
+        return v;
+    }
+    T& top() { return *slot(size_ - 1); }
+    std::size_t size() const { return size_; }
+    bool empty() const { return size_ == 0; }
+    void clear()
+    {
+        while (size_ > 0) {
+            --size_;
+            std::destroy_at(slot(size_));
+        }
+    }
+
+private:
+    T* slot(std::size_t i) { return std::launder(reinterpret_cast<T*>(storage_ + i * sizeof(T))); }
+    alignas(T) unsigned char storage_[Capacity * sizeof(T)];
+    std::size_t size_ = 0;
+};
+
+/// Scalar kernel: a binary counter over the elements. After element j (0-based) is pushed,
+/// ctz(j + 1) complete sibling pairs sit on top of the stack and are combined, exactly as
+/// the tree pairs them. What is left at the end are the clipped right edge's nodes, each a
+/// left child whose right sibling is partial; folding them right to left applies the
+/// pass-through rule (a lone left child is copied, never combined with an identity).
+struct scalar {
+    template <class T, class Op>
+    static T reduce_node(const T* first, std::uint64_t len, Op& op)
+    {
+        assert(len > 0);
+        value_stack<T> stack;
+        for (std::uint64_t j = 0; j < len; ++j) {
+            T acc = first[j];
+            for (int pairs = std::countr_zero(j + 1); pairs > 0; --pairs) {
+                acc = op(std::as_const(stack.top()), std::as_const(acc));
+                stack.pop();
+            }
+            stack.push(std::move(acc));
+        }
+        T acc = stack.pop();
+        while (!stack.empty()) {
+            acc = op(std::as_const(stack.top()), std::as_const(acc));
+            stack.pop();
+        }
+        return acc;
+    }
+};
+
+} // namespace treefold::kernel

@@ -1,0 +1,43 @@
+#pragma once
+/// Distribution policies: per-rank counts for N indices over p ranks (blocks in rank order).
+
+#include "treefold/tree/node.hpp"
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace treefold::layout {
+
+using tree::index_t;
+
+/// q = N / p each, the remainder N mod p one extra on the lowest ranks.
+std::vector<index_t> even_lower(index_t n, int p);
+
+/// q = N / p each, the remainder one extra on the highest ranks.
+std::vector<index_t> even_upper(index_t n, int p);
+
+/// 2^floor(log2(N / p)) on every rank but the last, which takes the rest. When N < p the
+/// power is taken as 0: the last rank holds everything (documented corner).
+std::vector<index_t> power_of_two(index_t n, int p);
+
+/// even_upper, with each start moved down to the index with the most trailing zero bits
+/// that stays within alpha * N / p of the even start (and not below the previous start).
+/// Aligned starts make block boundaries fall on big subtrees: fewer outbound messages.
+std::vector<index_t> aligned(index_t n, int p, double alpha);
+
+/// A distribution policy chosen at run time (the command line's --distribution).
+struct distribution {
+    enum class kind { even_lower, even_upper, power_of_two, aligned };
+    kind which = kind::even_lower;
+    double alpha = 0.0; ///< only for kind::aligned
+
+    /// Counts for N over p.
+    std::vector<index_t> counts(index_t n, int p) const;
+    /// The spelling parse() accepts: even-lower, even-upper, power-of-two, aligned:ALPHA.
+    std::string name() const;
+    /// Parses a name; throws std::invalid_argument naming what is wrong.
+    static distribution parse(std::string_view text);
+};
+
+} // namespace treefold::layout
