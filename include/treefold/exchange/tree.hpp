@@ -35,7 +35,7 @@ struct tree {
         {
             const int p = layout.ranks();
             const auto order = layout.index_order();
-            std::vector<tree::index_t> starts(static_cast<std::size_t>(p) + 1, n_);
+            std::vector<treefold::tree::index_t> starts(static_cast<std::size_t>(p) + 1, n_);
             int my_position = 0;
             for (int i = 0; i < p; ++i) {
                 const auto& b = layout.block_of(order[static_cast<std::size_t>(i)]);
@@ -50,7 +50,7 @@ struct tree {
             const layout::block b = layout.block_of(comm.rank());
             s_ = b.start;
             if (b.count > 0) {
-                local_nodes_ = tree::maximal_nodes(b.start, b.end(), n_);
+                local_nodes_ = treefold::tree::maximal_nodes(b.start, b.end(), n_);
             }
             const int parent_position = Shape::parent(my_position, p);
             parent_ = parent_position < 0 ? -1 : order[static_cast<std::size_t>(parent_position)];
@@ -58,7 +58,7 @@ struct tree {
             for (const auto& c : Shape::children(my_position, p)) {
                 child ch;
                 ch.rank = order[static_cast<std::size_t>(c.position)];
-                ch.nodes = tree::maximal_nodes(starts[static_cast<std::size_t>(c.position)],
+                ch.nodes = treefold::tree::maximal_nodes(starts[static_cast<std::size_t>(c.position)],
                                                starts[static_cast<std::size_t>(c.subtree_end)], n_);
                 widest = std::max(widest, ch.nodes.size());
                 children_.push_back(std::move(ch));
@@ -84,9 +84,9 @@ struct tree {
                 }
             };
             for (std::size_t i = 0; i < local_nodes_.size() && !failed; ++i) {
-                const tree::node v = local_nodes_[i];
+                const treefold::tree::node v = local_nodes_[i];
                 guarded([&] {
-                    stack_.push(v, Kernel::reduce_node(local + (v.x - s_), tree::cover_size(v, n_), op), op);
+                    stack_.push(v, Kernel::reduce_node(local + (v.x - s_), treefold::tree::cover_size(v, n_), op), op);
                 });
             }
             for (const auto& c : children_) {
@@ -124,15 +124,15 @@ struct tree {
     private:
         struct child {
             int rank = 0;
-            std::vector<tree::node> nodes; // maximal nodes of the child's subtree range
+            std::vector<treefold::tree::node> nodes; // maximal nodes of the child's subtree range
         };
 
         boost::mpi::communicator comm_;
-        tree::index_t n_;
-        tree::index_t s_ = 0;
+        treefold::tree::index_t n_;
+        treefold::tree::index_t s_ = 0;
         int finisher_ = 0;
         int parent_ = -1;
-        std::vector<tree::node> local_nodes_;
+        std::vector<treefold::tree::node> local_nodes_;
         std::vector<child> children_;
         frontier<T> stack_;
         std::vector<T> inbox_;
