@@ -1,6 +1,7 @@
 // Block layouts, distribution policies, message counts and the layout score.
 #include <boost/test/unit_test.hpp>
 
+#include "support/cases.hpp"
 #include "treefold/layout/block_layout.hpp"
 #include "treefold/layout/distribution.hpp"
 #include "treefold/layout/message_count.hpp"
@@ -14,30 +15,9 @@
 using namespace treefold::layout;
 
 namespace {
+using testing::random_layout;
 
 index_t total(const std::vector<index_t>& c) { return std::accumulate(c.begin(), c.end(), index_t{0}); }
-
-// Random blocks for N over p: some empty, in a random rank order.
-block_layout random_layout(std::mt19937_64& rng, index_t n, int p)
-{
-    std::vector<index_t> cuts;
-    std::uniform_int_distribution<index_t> pick(0, n);
-    for (int i = 0; i + 1 < p; ++i) {
-        cuts.push_back(rng() % 4 == 0 ? (cuts.empty() ? 0 : cuts.back()) : pick(rng));
-    }
-    std::sort(cuts.begin(), cuts.end());
-    cuts.insert(cuts.begin(), 0);
-    cuts.push_back(n);
-    std::vector<int> perm(static_cast<std::size_t>(p));
-    std::iota(perm.begin(), perm.end(), 0);
-    std::shuffle(perm.begin(), perm.end(), rng);
-    std::vector<block> blocks(static_cast<std::size_t>(p));
-    for (int i = 0; i < p; ++i) {
-        blocks[static_cast<std::size_t>(perm[static_cast<std::size_t>(i)])] =
-            block{cuts[static_cast<std::size_t>(i)], cuts[static_cast<std::size_t>(i) + 1] - cuts[static_cast<std::size_t>(i)]};
-    }
-    return block_layout::from_blocks(blocks);
-}
 
 } // namespace
 
@@ -136,7 +116,7 @@ BOOST_AUTO_TEST_CASE(message_count_fast_equals_brute_force)
         case 1: l = block_layout::from_counts(even_upper(n, p)); break;
         case 2: l = block_layout::from_counts(power_of_two(n, p)); break;
         case 3: l = block_layout::from_counts(aligned(n, p, 0.3)); break;
-        default: l = random_layout(rng, n, p); break;
+        default: l = random_layout(rng(), n, p); break;
         }
         const auto fast = direct_messages(l);
         const auto slow = direct_messages_brute_force(l);

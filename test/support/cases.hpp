@@ -1,0 +1,66 @@
+#pragma once
+/// Inputs and layouts shared by the reducer suites: deterministic on every rank.
+
+#include "treefold/layout/block_layout.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <random>
+#include <vector>
+
+namespace treefold::testing {
+
+/// Random blocks of N over p ranks: some empty, in a random rank order. The same seed
+/// gives the same layout on every rank.
+inline layout::block_layout random_layout(std::uint64_t seed, std::uint64_t n, int p)
+{
+    std::mt19937_64 rng(seed);
+    std::vector<std::uint64_t> cuts;
+    for (int i = 0; i + 1 < p; ++i) {
+        // about one block in four is empty: the cut repeats the previous one
+        cuts.push_back(rng() % 4 == 0 && !cuts.empty() ? cuts.back() : rng() % (n + 1));
+    }
+    std::sort(cuts.begin(), cuts.end());
+    cuts.insert(cuts.begin(), 0);
+    cuts.push_back(n);
+    std::vector<int> perm(static_cast<std::size_t>(p));
+    std::iota(perm.begin(), perm.end(), 0);
+    std::shuffle(perm.begin(), perm.end(), rng);
+    std::vector<layout::block> blocks(static_cast<std::size_t>(p));
+    for (std::size_t i = 0; i < perm.size(); ++i) {
+        blocks[static_cast<std::size_t>(perm[i])] = layout::block{cuts[i], cuts[i + 1] - cuts[i]};
+    }
+    return layout::block_layout::from_blocks(std::move(blocks));
+}
+
+/// Doubles of mixed magnitude and sign with a few special values when `specials` is set:
+/// 1e16 / 1 / -1e16 cancellations, NaN, +-Inf, -0.0 and subnormals.
+inline std::vector<double> mixed_values(std::uint64_t seed, std::uint64_t n, bool specials)
+{
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<double> mant(-1.0, 1.0);
+    std::uniform_int_distribution<int> expo(-30, 30);
+    std::vector<double> xs(n);
+    for (std::uint64_t i = 0; i < n; ++i) {
+        switch (i % 7) {
+        case 0: xs[i] = 1e16; break;
+        case 1: xs[i] = 1.0; break;
+        case 2: xs[i] = -1e16; break;
+        default: xs[i] = std::ldexp(mant(rng), expo(rng)); break;
+        }
+    }
+    if (specials && n > 0) {
+        const double pool[] = {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity(),
+                               -std::numeric_limits<double>::infinity(), -0.0,
+                               std::numeric_limits<double>::denorm_min(), 3.0 * std::numeric_limits<double>::denorm_min()};
+        for (const double v : pool) {
+            xs[rng() % n] = v;
+        }
+    }
+    return xs;
+}
+
+} // namespace treefold::testing
