@@ -15,7 +15,7 @@
 using namespace treefold::layout;
 
 namespace {
-using testing::random_layout;
+using treefold::testing::random_layout;
 
 index_t total(const std::vector<index_t>& c) { return std::accumulate(c.begin(), c.end(), index_t{0}); }
 
