@@ -114,10 +114,10 @@ struct direct {
                 flush();
                 const auto& piece = incoming_[next_in_];
                 std::optional<failure> remote;
-                T value = take(piece.source, remote);
+                T value = take(piece.rank, remote);
                 if (remote) {
                     failed = remote;
-                    dead_source_ = piece.source;
+                    dead_source_ = piece.rank;
                     break;
                 }
                 ++next_in_;
