@@ -1,0 +1,57 @@
+// A planned reducer allocates nothing per call after the first (trivially copyable T):
+// this executable replaces global operator new to count allocations.
+#include <boost/test/unit_test.hpp>
+
+#include "support/cases.hpp"
+#include "support/mpi_test.hpp"
+#include "treefold/layout/distribution.hpp"
+#include "treefold/reducer.hpp"
+
+#include <atomic>
+#include <cstdlib>
+#include <new>
+
+namespace {
+std::atomic<long> allocations{0};
+}
+
+void* operator new(std::size_t size)
+{
+    ++allocations;
+    if (void* p = std::malloc(size == 0 ? 1 : size)) {
+        return p;
+    }
+    throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+
+using namespace treefold;
+
+namespace {
+
+template <class E>
+void no_allocation_after_first_call()
+{
+    const auto& w = testing::world();
+    for (const std::uint64_t n : {1ULL, 1000ULL, 100003ULL}) {
+        const auto l = testing::random_layout(n + 5, n, w.size());
+        const auto xs = testing::mixed_values(n, n, false);
+        const auto b = l.block_of(w.rank());
+        const std::span<const double> local(xs.data() + b.start, b.count);
+        reducer<double, std::plus<double>, kernel::scalar, E> r(w, l);
+        const double first = r.all_reduce(local);
+        (void)r.reduce(local, 0);
+        const long before = allocations.load();
+        const double second = r.all_reduce(local);
+        (void)r.reduce(local, w.size() - 1);
+        const long during = allocations.load() - before;
+        BOOST_CHECK_EQUAL(during, 0);
+        BOOST_CHECK_EQUAL(testing::bits_of(first), testing::bits_of(second));
+    }
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(direct_exchange_allocates_nothing_per_call) { no_allocation_after_first_call<exchange::direct>(); }
+BOOST_AUTO_TEST_CASE(tree_exchange_allocates_nothing_per_call) { no_allocation_after_first_call<exchange::tree<>>(); }
