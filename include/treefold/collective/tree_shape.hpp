@@ -1,27 +1,159 @@
 #pragma once
 /// Shapes of rank-ordered reduction trees over positions 0..p-1 (no MPI).
 ///
-/// A shape gives every position its parent and its children such that each subtree covers
-/// a contiguous range of positions and a position's own range comes first in its subtree
-/// (children follow in increasing position order). Combining "own value, then each child's
-/// subtree value in order" therefore combines positions left to right: non-commutative
-/// operators get r_0 ∘ r_1 ∘ … ∘ r_{p-1}.
+/// Every shape is a recursive split of a contiguous range of positions [b, e): one position
+/// of the range is the root of its subtree, and the others form at most a few contiguous
+/// child ranges, each a subtree of the same kind. Because every subtree covers a contiguous
+/// range, combining a position's pieces (its own value and its children's subtree values)
+/// in position order combines positions left to right: non-commutative operators get
+/// r_0 ∘ r_1 ∘ … ∘ r_{p-1}. Where the own value sits among the children differs by shape:
+/// first (binomial, fibonacci, binary: pre-order) or last (inorder: post-order).
+///
+/// A shape S provides
+///     static constexpr const char* name;
+///     static constexpr bool fold_from_right;   // preferred accumulation direction
+///     static int root(int p);
+///     static int parent(int position, int p);  // -1 at the root
+///     static std::vector<tree_child> children(int position, int p); // by position
+///     static int height(int p);                // messages on the longest leaf-root chain
+/// All of them work for every p >= 1, not only powers of two or Fibonacci numbers.
 
 #include <algorithm>
+#include <array>
+#include <cstdint>
 #include <vector>
 
 namespace treefold::collective {
 
-/// A child of a position: its position and one past the last position of its subtree.
+/// A child of a position: the child's position and the range [subtree_begin, subtree_end)
+/// of positions its subtree covers.
 struct tree_child {
     int position;
+    int subtree_begin;
     int subtree_end;
 };
 
-/// Binomial tree: the children of position i are i + 2^k for every 2^k below i's lowest set
-/// bit (all k for i = 0); the parent of i > 0 is i with its lowest set bit cleared.
+/// How a range splits: its root and up to two child ranges in increasing order.
+struct range_split {
+    int root = 0;
+    int child_count = 0;
+    std::array<std::array<int, 2>, 2> child{}; ///< [begin, end) of each child range
+};
+
+namespace detail {
+
+/// parent/children/height for a shape given by `Split::split(b, e)` (a range_split whose
+/// children are ranges inside [b, e) without the root). Queries descend from [0, p):
+/// O(height) time.
+template <class Split>
+struct split_shape {
+    static int root(int p) { return p <= 0 ? -1 : Split::split(0, p).root; }
+
+    static int parent(int position, int p)
+    {
+        int parent_position = -1;
+        int b = 0;
+        int e = p;
+        while (e - b > 0) {
+            const range_split s = Split::split(b, e);
+            if (s.root == position) {
+                return parent_position;
+            }
+            bool found = false;
+            for (int c = 0; c < s.child_count && !found; ++c) {
+                const auto& r = s.child[static_cast<std::size_t>(c)];
+                if (position >= r[0] && position < r[1]) {
+                    parent_position = s.root;
+                    b = r[0];
+                    e = r[1];
+                    found = true;
+                }
+            }
+            if (!found) {
+                break;
+            }
+        }
+        return -1;
+    }
+
+    static std::vector<tree_child> children(int position, int p)
+    {
+        std::vector<tree_child> out;
+        int b = 0;
+        int e = p;
+        while (e - b > 0) {
+            const range_split s = Split::split(b, e);
+            int next = -1;
+            for (int c = 0; c < s.child_count; ++c) {
+                const auto& r = s.child[static_cast<std::size_t>(c)];
+                if (s.root == position) {
+                    out.push_back({Split::split(r[0], r[1]).root, r[0], r[1]});
+                } else if (position >= r[0] && position < r[1]) {
+                    next = c;
+                }
+            }
+            if (s.root == position || next < 0) {
+                break;
+            }
+            b = s.child[static_cast<std::size_t>(next)][0];
+            e = s.child[static_cast<std::size_t>(next)][1];
+        }
+        return out;
+    }
+
+    static int height(int p) { return p <= 0 ? 0 : range_height(0, p); }
+
+private:
+    static int range_height(int b, int e)
+    {
+        const range_split s = Split::split(b, e);
+        int h = 0;
+        for (int c = 0; c < s.child_count; ++c) {
+            const auto& r = s.child[static_cast<std::size_t>(c)];
+            h = std::max(h, 1 + range_height(r[0], r[1]));
+        }
+        return h;
+    }
+};
+
+/// Sizes of complete Fibonacci trees: S_0 = 0, S_1 = 1, S_k = 1 + S_{k-1} + S_{k-2}.
+inline int fibonacci_tree_order(int n)
+{
+    int k = 0;
+    std::int64_t prev = 0; // S_{k-1}
+    std::int64_t cur = 0;  // S_k
+    while (cur < n) {
+        const std::int64_t next = k == 0 ? 1 : 1 + cur + prev;
+        prev = cur;
+        cur = next;
+        ++k;
+    }
+    return k;
+}
+
+inline int fibonacci_tree_size(int k)
+{
+    std::int64_t prev = 0;
+    std::int64_t cur = 0;
+    for (int i = 1; i <= k; ++i) {
+        const std::int64_t next = i == 1 ? 1 : 1 + cur + prev;
+        prev = cur;
+        cur = next;
+    }
+    return static_cast<int>(cur);
+}
+
+} // namespace detail
+
+/// Binomial tree rooted at position 0: the children of position i are i + 2^k for every
+/// 2^k below i's lowest set bit (all k for i = 0); the parent of i > 0 is i with its lowest
+/// set bit cleared. The own value comes first; children follow, nearest (smallest) first,
+/// which is also the order in which their subtrees finish.
 struct binomial {
     static constexpr const char* name = "binomial";
+    static constexpr bool fold_from_right = false;
+
+    static int root(int /*p*/) { return 0; }
 
     static int parent(int position, int /*p*/)
     {
@@ -32,14 +164,116 @@ struct binomial {
     static std::vector<tree_child> children(int position, int p)
     {
         std::vector<tree_child> out;
-        const unsigned limit = position == 0 ? 0x40000000U : (static_cast<unsigned>(position) & (~static_cast<unsigned>(position) + 1U));
-        for (unsigned step = 1; step < limit && position + static_cast<int>(step) < p; step <<= 1) {
+        const std::int64_t limit = position == 0 ? std::int64_t{1} << 31 : (position & -position);
+        for (std::int64_t step = 1; step < limit && position + step < p; step <<= 1) {
             const int child = position + static_cast<int>(step);
-            const int end = std::min(p, position + static_cast<int>(2 * step));
-            out.push_back({child, end});
+            const int end = static_cast<int>(std::min<std::int64_t>(p, position + 2 * step));
+            out.push_back({child, child, end});
         }
         return out;
     }
+
+    /// ceil(log2 p).
+    static int height(int p)
+    {
+        int h = 0;
+        while ((std::int64_t{1} << h) < p) {
+            ++h;
+        }
+        return h;
+    }
+};
+
+/// Fibonacci tree (degree at most 2) rooted at position 0, in pre-order: a range [b, e) has
+/// its root at b; with S_{k-1} < e - b <= S_k (S_0 = 0, S_1 = 1, S_k = 1 + S_{k-1} + S_{k-2}),
+/// the lower child range right after the root is a complete Fibonacci tree of size S_{k-2}
+/// and the upper child range holds the rest (between S_{k-1} - S_{k-2} and S_{k-1}). The
+/// smaller, lower subtree finishes first and is combined first.
+struct fibonacci_split {
+    static range_split split(int b, int e)
+    {
+        range_split s;
+        s.root = b;
+        const int n = e - b;
+        if (n <= 1) {
+            return s;
+        }
+        const int k = detail::fibonacci_tree_order(n);
+        const int lower = detail::fibonacci_tree_size(k - 2);
+        if (lower > 0) {
+            s.child[static_cast<std::size_t>(s.child_count++)] = {b + 1, b + 1 + lower};
+        }
+        s.child[static_cast<std::size_t>(s.child_count++)] = {b + 1 + lower, e};
+        return s;
+    }
+};
+
+/// Complete binary tree rooted at position 0, in pre-order: a range of n positions has the
+/// shape of a heap of n nodes (all levels full but the last, filled from the left); its
+/// root is the first position, the left (lower) subtree takes the next positions.
+struct binary_split {
+    static range_split split(int b, int e)
+    {
+        range_split s;
+        s.root = b;
+        const int n = e - b;
+        if (n <= 1) {
+            return s;
+        }
+        int h = 0; // levels below the root
+        while ((std::int64_t{1} << (h + 1)) <= n) {
+            ++h;
+        }
+        const int last_level = n - ((1 << h) - 1);
+        const int half = 1 << (h - 1);
+        const int left = (half - 1) + std::min(last_level, half);
+        const int right = n - 1 - left;
+        s.child[static_cast<std::size_t>(s.child_count++)] = {b + 1, b + 1 + left};
+        if (right > 0) {
+            s.child[static_cast<std::size_t>(s.child_count++)] = {b + 1 + left, e};
+        }
+        return s;
+    }
+};
+
+/// Binary tree rooted at position p - 1 whose subtrees hold rank-ordered ranges with the
+/// subtree's root last (post-order): a range [b, e) has its root at e - 1, the lower half
+/// [b, b + n/2) as one child and [b + n/2, e - 1) as the other. Folding from the right
+/// lets MPI_Reduce_local accumulate into the root's own buffer without copies.
+struct inorder_split {
+    static range_split split(int b, int e)
+    {
+        range_split s;
+        s.root = e - 1;
+        const int n = e - b;
+        if (n <= 1) {
+            return s;
+        }
+        const int lower = n / 2;
+        s.child[static_cast<std::size_t>(s.child_count++)] = {b, b + lower};
+        if (n - 1 - lower > 0) {
+            s.child[static_cast<std::size_t>(s.child_count++)] = {b + lower, e - 1};
+        }
+        return s;
+    }
+};
+
+/// Fibonacci tree shape (see fibonacci_split).
+struct fibonacci : detail::split_shape<fibonacci_split> {
+    static constexpr const char* name = "fibonacci";
+    static constexpr bool fold_from_right = false;
+};
+
+/// Complete binary tree shape (see binary_split).
+struct binary : detail::split_shape<binary_split> {
+    static constexpr const char* name = "binary";
+    static constexpr bool fold_from_right = false;
+};
+
+/// Post-order binary tree rooted at p - 1 (see inorder_split).
+struct inorder : detail::split_shape<inorder_split> {
+    static constexpr const char* name = "inorder";
+    static constexpr bool fold_from_right = true;
 };
 
 } // namespace treefold::collective

@@ -2,10 +2,13 @@
 /// The tree exchange: frontiers merged along a rank-ordered reduction tree.
 ///
 /// Positions are the ranks in index order (non-empty blocks by start, then empty ranks).
-/// Each position computes its block's frontier, appends the frontier of each child's
-/// subtree (a contiguous index range, so the nodes are known in advance and only values
-/// travel), and sends the result to its parent: exactly p - 1 messages. Position 0 ends
-/// with the root.
+/// Every subtree of the shape covers a contiguous range of positions, hence a contiguous
+/// index range, so the frontier a child sends has nodes known in advance and only values
+/// travel. Each position computes its block's nodes first (they need no message), then
+/// appends, in index order, the frontiers of the children before it, its own nodes and the
+/// frontiers of the children after it (pre-order shapes have none before, the post-order
+/// `inorder` shape none after), and sends the result to its parent: exactly p - 1
+/// messages. The rank at the shape's root position ends with the root of the tree.
 
 #include "treefold/collective/tree_shape.hpp"
 #include "treefold/exchange/wire.hpp"
@@ -18,11 +21,13 @@
 #include <algorithm>
 #include <exception>
 #include <optional>
+#include <stdexcept>
 #include <vector>
 
 namespace treefold::exchange {
 
-/// Exchange policy: frontier merge along the tree `Shape` (see collective/tree_shape.hpp).
+/// Exchange policy: frontier merge along the tree `Shape` (collective::binomial,
+/// fibonacci, binary or inorder; see collective/tree_shape.hpp).
 template <class Shape = collective::binomial>
 struct tree {
     static constexpr const char* name = Shape::name;
@@ -46,27 +51,31 @@ struct tree {
                     my_position = i;
                 }
             }
-            finisher_ = order[0];
+            finisher_ = order[static_cast<std::size_t>(Shape::root(p))];
             const layout::block b = layout.block_of(comm.rank());
             s_ = b.start;
             if (b.count > 0) {
                 local_nodes_ = treefold::tree::maximal_nodes(b.start, b.end(), n_);
             }
+            local_values_.reserve(local_nodes_.size());
             const int parent_position = Shape::parent(my_position, p);
             parent_ = parent_position < 0 ? -1 : order[static_cast<std::size_t>(parent_position)];
             std::size_t widest = 0;
             for (const auto& c : Shape::children(my_position, p)) {
                 child ch;
                 ch.rank = order[static_cast<std::size_t>(c.position)];
-                ch.nodes = treefold::tree::maximal_nodes(starts[static_cast<std::size_t>(c.position)],
-                                               starts[static_cast<std::size_t>(c.subtree_end)], n_);
+                ch.nodes = treefold::tree::maximal_nodes(starts[static_cast<std::size_t>(c.subtree_begin)],
+                                                         starts[static_cast<std::size_t>(c.subtree_end)], n_);
+                if (c.subtree_end <= my_position) {
+                    ++before_;
+                }
                 widest = std::max(widest, ch.nodes.size());
                 children_.push_back(std::move(ch));
             }
             inbox_.resize(widest);
         }
 
-        /// The rank that ends with the root (position 0).
+        /// The rank that ends with the root (the one at the shape's root position).
         int finisher() const { return finisher_; }
 
         /// Runs the exchange; same contract as direct::plan::run.
@@ -75,6 +84,7 @@ struct tree {
                        std::exception_ptr& own_error)
         {
             stack_.reset(n_);
+            local_values_.clear();
             auto guarded = [&](auto&& step) {
                 try {
                     step();
@@ -83,13 +93,28 @@ struct tree {
                     failed = failure{failure::code::op_threw, comm_.rank(), 0, 0};
                 }
             };
+            // Own nodes first: they need no message, so they overlap the children's work.
             for (std::size_t i = 0; i < local_nodes_.size() && !failed; ++i) {
                 const treefold::tree::node v = local_nodes_[i];
                 guarded([&] {
-                    stack_.push(v, Kernel::reduce_node(local + (v.x - s_), treefold::tree::cover_size(v, n_), op), op);
+                    local_values_.push_back(
+                        Kernel::reduce_node(local + (v.x - s_), treefold::tree::cover_size(v, n_), op));
                 });
             }
-            for (const auto& c : children_) {
+            // Pieces in index order. Every child is received even after a failure, so no
+            // sender waits and no message is left for the next call.
+            for (std::size_t k = 0; k <= children_.size(); ++k) {
+                if (k == before_ && !failed) {
+                    guarded([&] {
+                        for (std::size_t i = 0; i < local_values_.size(); ++i) {
+                            stack_.push(local_nodes_[i], std::move(local_values_[i]), op);
+                        }
+                    });
+                }
+                if (k == children_.size()) {
+                    break;
+                }
+                const child& c = children_[k];
                 std::optional<failure> remote;
                 const std::size_t got = wire<T>::recv(comm_, c.rank, inbox_.data(), inbox_.size(), remote);
                 if (remote) {
@@ -133,9 +158,11 @@ struct tree {
         int finisher_ = 0;
         int parent_ = -1;
         std::vector<treefold::tree::node> local_nodes_;
-        std::vector<child> children_;
+        std::vector<child> children_; // by position
+        std::size_t before_ = 0;      // children whose subtrees precede this rank's block
         frontier<T> stack_;
         std::vector<T> inbox_;
+        std::vector<T> local_values_; // per-call, capacity kept
     };
 };
 

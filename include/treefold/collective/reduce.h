@@ -1,0 +1,74 @@
+#ifndef TREEFOLD_COLLECTIVE_REDUCE_H
+#define TREEFOLD_COLLECTIVE_REDUCE_H
+/**
+ * Rank-ordered tree reductions with the MPI_Reduce signature (C-compatible).
+ *
+ * Each function reduces `count` elements of `datatype` from every rank of `comm` with `op`
+ * and leaves the result in `recvbuf` on `root`, exactly like MPI_Reduce, along a fixed
+ * tree over the ranks (see treefold/collective/tree_shape.hpp). Operands are always
+ * combined in rank order with MPI_Reduce_local, so user-created non-commutative ops give
+ * r_0 op r_1 op ... op r_{p-1}. For a given p and shape the bracketing is fixed, so
+ * floating-point results do not vary from call to call (they do vary with p and shape).
+ *
+ * - Any root, any count >= 0 (count 0 moves no data), any datatype including derived ones
+ *   (buffers are laid out by the type's extent; scratch space by its true extent), any
+ *   MPI_Op. MPI_IN_PLACE as sendbuf on the root takes the root's input from recvbuf.
+ * - The messages travel on a private duplicate of `comm`, made on the first call with that
+ *   communicator (a collective MPI_Comm_dup) and freed with it, so they never match the
+ *   caller's own point-to-point traffic.
+ *
+ * Errors (returned as MPI error classes, never through the communicator's error handler):
+ * - Detected on every rank, before any communication, when all ranks pass the same
+ *   arguments as MPI requires: MPI_ERR_COMM (MPI_COMM_NULL or an intercommunicator),
+ *   MPI_ERR_COUNT (count < 0), MPI_ERR_ROOT (root outside [0, p)), MPI_ERR_TYPE
+ *   (MPI_DATATYPE_NULL; whether a type is committed is not checked), MPI_ERR_OP
+ *   (MPI_OP_NULL). Every rank returns at once; nobody waits.
+ * - With count == 0 nothing is sent at all: every rank returns MPI_SUCCESS (or its own
+ *   MPI_ERR_BUFFER for MPI_IN_PLACE off the root) at once.
+ * - Detected on one rank only: MPI_ERR_BUFFER (sendbuf NULL with count > 0, recvbuf NULL
+ *   on the root with count > 0, MPI_IN_PLACE on a rank other than the root). That rank
+ *   still takes part: it sends a failure marker instead of data, the marker travels up
+ *   the tree to the root, and the root, the failing rank and every rank on the path
+ *   between them return MPI_ERR_BUFFER; the others return MPI_SUCCESS. No rank is left
+ *   waiting.
+ * - An error code returned by an MPI call inside is passed on; peers may then wait.
+ */
+
+#include <mpi.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Binomial tree rooted at rank 0 (children of r at r + 2^k below r's lowest set bit). */
+int treefold_reduce_binomial(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                             MPI_Op op, int root, MPI_Comm comm);
+
+/** Fibonacci tree rooted at rank 0 (degree 2, subtrees of Fibonacci sizes, pre-order). */
+int treefold_reduce_fibonacci(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                              MPI_Op op, int root, MPI_Comm comm);
+
+/** Complete binary tree rooted at rank 0 (heap-shaped, pre-order). */
+int treefold_reduce_binary(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                           MPI_Op op, int root, MPI_Comm comm);
+
+/** Binary tree rooted at rank p - 1, each subtree's root last (post-order). */
+int treefold_reduce_inorder(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                            MPI_Op op, int root, MPI_Comm comm);
+
+/** What the last treefold_reduce_* call on this thread did. */
+typedef struct treefold_reduce_counters {
+    long long messages;       /**< messages this rank sent */
+    long long bytes;          /**< payload bytes this rank sent (type size x count per message) */
+    long long total_messages; /**< messages of the whole call, over all ranks */
+    int rounds;               /**< messages on the longest dependency chain ending at root */
+} treefold_reduce_counters;
+
+/** Copies the counters of the last call on this thread into *out (zeros before any call). */
+void treefold_reduce_last_counters(treefold_reduce_counters* out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
