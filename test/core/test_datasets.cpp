@@ -56,7 +56,9 @@ BOOST_AUTO_TEST_CASE(reference_bits_at_every_p)
     }
     const auto refs = reference_bits(*dir);
     BOOST_CHECK_EQUAL(refs.size(), 4u);
-    for (const auto& [file, want] : refs) {
+    for (const auto& entry : refs) {
+        const std::string file = entry.first; // named copies: clang 14 cannot capture bindings
+        const std::uint64_t want = entry.second;
         const auto xs = io::read_binpsllh(*dir / file);
         // The oracle itself must reproduce the published bits, or the test is wrong.
         BOOST_CHECK_EQUAL(testing::bits_of(testing::oracle_reduce(xs, std::plus<double>())), want);
