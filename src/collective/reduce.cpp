@@ -14,7 +14,7 @@ namespace treefold::collective {
 
 namespace {
 
-thread_local reduce_counters last_counters;
+thread_local detail::call_record last_counters;
 
 int private_keyval = MPI_KEYVAL_INVALID;
 
@@ -28,11 +28,23 @@ int free_private_comm(MPI_Comm /*comm*/, int /*keyval*/, void* attribute, void* 
 
 } // namespace
 
-const reduce_counters& last_reduce_counters() { return last_counters; }
+reduce_counters last_reduce_counters()
+{
+    const detail::call_record& r = last_counters;
+    reduce_counters c;
+    c.messages = r.messages;
+    c.bytes = r.bytes;
+    c.total_messages = r.total_messages;
+    if (r.rounds != nullptr && r.p > 0) {
+        c.rounds = r.rounds(r.p) + r.extra_rounds;
+        c.depth = r.depth(r.p) + r.extra_rounds;
+    }
+    return c;
+}
 
 namespace detail {
 
-reduce_counters& counters_slot() { return last_counters; }
+call_record& counters_slot() { return last_counters; }
 
 int private_comm(MPI_Comm comm, MPI_Comm* out)
 {
@@ -88,12 +100,14 @@ struct shape_ops {
     int (*parent)(int, int);
     std::vector<tree_child> (*children)(int, int);
     int (*height)(int);
+    int (*rounds)(int);
 };
 
 template <class Shape>
 constexpr shape_ops ops_of()
 {
-    return {Shape::fold_from_right, &Shape::root, &Shape::parent, &Shape::children, &Shape::height};
+    return {Shape::fold_from_right, &Shape::root, &Shape::parent, &Shape::children, &Shape::height,
+            &one_port_rounds<Shape>};
 }
 
 /// A scratch buffer for `count` elements of a datatype (laid out by extent, sized by the
@@ -337,7 +351,10 @@ int reduce_along(const shape_ops& shape, const void* sendbuf, void* recvbuf, int
     }
     const int forward = top != root ? 1 : 0;
     last_counters.total_messages = static_cast<std::uint64_t>(p - 1 + forward);
-    last_counters.rounds = shape.height(p) + forward;
+    last_counters.rounds = shape.rounds;
+    last_counters.depth = shape.height;
+    last_counters.p = p;
+    last_counters.extra_rounds = forward;
     return failed ? MPI_ERR_BUFFER : MPI_SUCCESS;
 }
 
@@ -388,6 +405,7 @@ void treefold_reduce_last_counters(treefold_reduce_counters* out)
     out->bytes = static_cast<long long>(c.bytes);
     out->total_messages = static_cast<long long>(c.total_messages);
     out->rounds = c.rounds;
+    out->depth = c.depth;
 }
 
 } // extern "C"

@@ -61,7 +61,8 @@ typedef struct treefold_reduce_counters {
     long long messages;       /**< messages this rank sent */
     long long bytes;          /**< payload bytes this rank sent (type size x count per message) */
     long long total_messages; /**< messages of the whole call, over all ranks */
-    int rounds;               /**< messages on the longest dependency chain ending at root */
+    int rounds; /**< schedule length if each rank receives one message per round (one-port) */
+    int depth;  /**< messages on the longest dependency chain ending at the root */
 } treefold_reduce_counters;
 
 /** Copies the counters of the last call on this thread into *out (zeros before any call). */

@@ -47,16 +47,29 @@ struct reduce_counters {
     std::uint64_t messages = 0;       ///< messages this rank sent
     std::uint64_t bytes = 0;          ///< payload bytes this rank sent
     std::uint64_t total_messages = 0; ///< messages of the whole call, all ranks together
-    int rounds = 0;                   ///< messages on the longest dependency chain
+    int rounds = 0; ///< schedule length if a rank receives one message per round (one-port)
+    int depth = 0;  ///< messages on the longest dependency chain (unlimited receives per round)
 };
 
-/// Counters of the last call on this thread.
-const reduce_counters& last_reduce_counters();
+/// Counters of the last call on this thread (rounds and depth are worked out here, from
+/// the shape, so calls do not pay for them).
+reduce_counters last_reduce_counters();
 
 namespace detail {
 
-/// The counters the next call fills in (thread-local).
-reduce_counters& counters_slot();
+/// What a call leaves behind for last_reduce_counters().
+struct call_record {
+    std::uint64_t messages = 0;
+    std::uint64_t bytes = 0;
+    std::uint64_t total_messages = 0;
+    int (*rounds)(int) = nullptr; ///< the shape's one_port_rounds
+    int (*depth)(int) = nullptr;  ///< the shape's height
+    int p = 0;
+    int extra_rounds = 0; ///< forwarding to another root, or the broadcast
+};
+
+/// The record the next call fills in (thread-local).
+call_record& counters_slot();
 
 /// The private duplicate of `comm` that treefold's collectives talk on (errors return).
 /// Created on the first call with `comm` (collective: every rank of comm must call) and
@@ -218,13 +231,11 @@ inline void raise(const std::optional<exchange::failure>& failed, const std::exc
     }
 }
 
-inline void record(const exchange::counters& count, std::uint64_t total, int rounds)
+template <class Shape>
+void record(const exchange::counters& count, std::uint64_t total, int p, int extra_rounds)
 {
-    reduce_counters& c = counters_slot();
-    c.messages = count.messages;
-    c.bytes = count.bytes;
-    c.total_messages = total;
-    c.rounds = rounds;
+    counters_slot() = call_record{count.messages, count.bytes, total, &one_port_rounds<Shape>, &Shape::height,
+                                  p, extra_rounds};
 }
 
 } // namespace detail
@@ -264,8 +275,8 @@ void tree_reduce(const boost::mpi::communicator& comm, std::span<const T> in, st
             }
         }
     }
-    detail::record(count, static_cast<std::uint64_t>(p - 1 + (top != root ? 1 : 0)),
-                   Shape::height(p) + (top != root ? 1 : 0));
+    detail::record<Shape>(count, static_cast<std::uint64_t>(p - 1 + (top != root ? 1 : 0)), p,
+                          top != root ? 1 : 0);
     if (pc.rank() == root || failed || own_error) {
         detail::raise(failed, own_error);
     }
@@ -304,7 +315,7 @@ void tree_all_reduce(const boost::mpi::communicator& comm, std::span<const T> in
     std::optional<exchange::failure> failed = detail::fold_subtree<Shape>(pc, in, acc, op, count, own_error);
     acc.resize(in.size());
     detail::broadcast_values(pc, Shape::root(p), acc, failed, count);
-    detail::record(count, static_cast<std::uint64_t>(2 * (p - 1)), Shape::height(p) + detail::broadcast_rounds(p));
+    detail::record<Shape>(count, static_cast<std::uint64_t>(2 * (p - 1)), p, detail::broadcast_rounds(p));
     detail::raise(failed, own_error);
     std::move(acc.begin(), acc.end(), out.begin());
 }

@@ -17,9 +17,12 @@
 ///     static std::vector<tree_child> children(int position, int p); // by position
 ///     static int height(int p);                // messages on the longest leaf-root chain
 /// All of them work for every p >= 1, not only powers of two or Fibonacci numbers.
+/// one_port_rounds<S>(p) gives the schedule length when a rank receives one message per
+/// round.
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <vector>
 
@@ -173,16 +176,18 @@ struct binomial {
         return out;
     }
 
-    /// ceil(log2 p).
+    /// The most set bits of any position below p: max(popcount(p-1), bit length(p-1) - 1).
     static int height(int p)
     {
-        int h = 0;
-        while ((std::int64_t{1} << h) < p) {
-            ++h;
+        if (p <= 1) {
+            return 0;
         }
-        return h;
+        const auto m = static_cast<std::uint32_t>(p - 1);
+        const int ones = std::popcount(m);
+        const int below = std::bit_width(m) - 1;
+        return std::max(ones, below);
     }
-};
+};;
 
 /// Fibonacci tree (degree at most 2) rooted at position 0, in pre-order: a range [b, e) has
 /// its root at b; with S_{k-1} < e - b <= S_k (S_0 = 0, S_1 = 1, S_k = 1 + S_{k-1} + S_{k-2}),
@@ -275,5 +280,35 @@ struct inorder : detail::split_shape<inorder_split> {
     static constexpr const char* name = "inorder";
     static constexpr bool fold_from_right = true;
 };
+
+namespace detail {
+
+/// Round in which position q holds its subtree's value when every position receives at most
+/// one message per round, from whichever child is ready first.
+template <class Shape>
+int one_port_finish(int q, int p)
+{
+    std::vector<int> ready;
+    for (const auto& c : Shape::children(q, p)) {
+        ready.push_back(one_port_finish<Shape>(c.position, p));
+    }
+    std::sort(ready.begin(), ready.end());
+    int t = 0;
+    for (const int r : ready) {
+        t = std::max(t, r) + 1;
+    }
+    return t;
+}
+
+} // namespace detail
+
+/// Rounds of a reduction along `Shape` over p positions in the one-port model (a rank
+/// receives at most one message per round and sends once it has all its children's
+/// values): ceil(log2 p) for the binomial tree. O(p) time.
+template <class Shape>
+int one_port_rounds(int p)
+{
+    return p <= 0 ? 0 : detail::one_port_finish<Shape>(Shape::root(p), p);
+}
 
 } // namespace treefold::collective

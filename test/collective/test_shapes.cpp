@@ -1,0 +1,183 @@
+// Tree shapes over ranks: structure checked for every p up to 300 (no communication).
+#include <boost/test/unit_test.hpp>
+
+#include "treefold/collective/tree_shape.hpp"
+
+#include <algorithm>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace tc = treefold::collective;
+
+namespace {
+
+constexpr int max_p = 300;
+
+/// Folds "own, children" in position order with string concatenation; returns the ranks
+/// the subtree of `q` covers, as a comma-separated list.
+template <class Shape>
+std::string fold_ranks(int q, int p)
+{
+    std::string out;
+    bool own_done = false;
+    auto add = [&](const std::string& piece) { out += out.empty() ? piece : "," + piece; };
+    for (const auto& c : Shape::children(q, p)) {
+        if (!own_done && c.subtree_begin > q) {
+            add(std::to_string(q));
+            own_done = true;
+        }
+        add(fold_ranks<Shape>(c.position, p));
+    }
+    if (!own_done) {
+        add(std::to_string(q));
+    }
+    return out;
+}
+
+std::string expected_ranks(int b, int e)
+{
+    std::string out;
+    for (int r = b; r < e; ++r) {
+        out += (out.empty() ? "" : ",") + std::to_string(r);
+    }
+    return out;
+}
+
+/// Longest chain of messages into position q.
+template <class Shape>
+int depth_below(int q, int p)
+{
+    int h = 0;
+    for (const auto& c : Shape::children(q, p)) {
+        h = std::max(h, 1 + depth_below<Shape>(c.position, p));
+    }
+    return h;
+}
+
+/// Common structure: one root, parent and children agree, children are ordered disjoint
+/// ranges that together with the position form a contiguous range, folding in position
+/// order yields 0..p-1, height() is the longest chain.
+template <class Shape>
+void check_structure(int max_degree)
+{
+    for (int p = 1; p <= max_p; ++p) {
+        const int root = Shape::root(p);
+        BOOST_TEST_CONTEXT(Shape::name << " p = " << p)
+        {
+            BOOST_CHECK(root >= 0 && root < p);
+            BOOST_CHECK_EQUAL(Shape::parent(root, p), -1);
+            int edges = 0;
+            bool ranges_ok = true;
+            for (int q = 0; q < p; ++q) {
+                const auto children = Shape::children(q, p);
+                edges += static_cast<int>(children.size());
+                BOOST_CHECK(max_degree == 0 || static_cast<int>(children.size()) <= max_degree);
+                int at = -1;
+                for (const auto& c : children) {
+                    ranges_ok = ranges_ok && c.subtree_begin <= c.position && c.position < c.subtree_end &&
+                                c.subtree_begin > at && Shape::parent(c.position, p) == q;
+                    // The child's own children stay inside its range.
+                    for (const auto& g : Shape::children(c.position, p)) {
+                        ranges_ok = ranges_ok && g.subtree_begin >= c.subtree_begin && g.subtree_end <= c.subtree_end;
+                    }
+                    at = c.subtree_end - 1;
+                }
+                if (q != root) {
+                    const int parent = Shape::parent(q, p);
+                    ranges_ok = ranges_ok && parent >= 0 && parent < p && parent != q;
+                }
+            }
+            BOOST_CHECK(ranges_ok);
+            BOOST_CHECK_EQUAL(edges, p - 1);
+            BOOST_CHECK_EQUAL(fold_ranks<Shape>(root, p), expected_ranks(0, p));
+            BOOST_CHECK_EQUAL(Shape::height(p), depth_below<Shape>(root, p));
+        }
+    }
+}
+
+int ceil_log2(int p)
+{
+    int h = 0;
+    while ((1 << h) < p) {
+        ++h;
+    }
+    return h;
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(binomial_structure)
+{
+    check_structure<tc::binomial>(0);
+    for (int p = 1; p <= max_p; ++p) {
+        BOOST_CHECK_EQUAL(tc::binomial::root(p), 0);
+        BOOST_CHECK_EQUAL(tc::one_port_rounds<tc::binomial>(p), ceil_log2(p));
+        for (int q = 1; q < p; ++q) {
+            BOOST_CHECK_EQUAL(tc::binomial::parent(q, p), q & (q - 1));
+        }
+    }
+    const auto c = tc::binomial::children(0, 8);
+    BOOST_REQUIRE_EQUAL(c.size(), 3U);
+    BOOST_CHECK(c[0].position == 1 && c[1].position == 2 && c[2].position == 4 && c[2].subtree_end == 8);
+    const auto c4 = tc::binomial::children(4, 7);
+    BOOST_REQUIRE_EQUAL(c4.size(), 2U);
+    BOOST_CHECK(c4[0].position == 5 && c4[1].position == 6 && c4[1].subtree_end == 7);
+}
+
+BOOST_AUTO_TEST_CASE(fibonacci_structure)
+{
+    check_structure<tc::fibonacci>(2);
+    // Complete Fibonacci trees: S_k = 1 + S_{k-1} + S_{k-2}; the root's lower child range is
+    // S_{k-2} long, the upper one S_{k-1}, and the height is k - 1.
+    std::vector<int> s{0, 1};
+    while (s.back() < max_p) {
+        s.push_back(1 + s[s.size() - 1] + s[s.size() - 2]);
+    }
+    for (std::size_t k = 3; k < s.size() && s[k] <= max_p; ++k) {
+        const int p = s[k];
+        const auto c = tc::fibonacci::children(0, p);
+        BOOST_REQUIRE_EQUAL(c.size(), 2U);
+        BOOST_CHECK_EQUAL(c[0].subtree_end - c[0].subtree_begin, s[k - 2]);
+        BOOST_CHECK_EQUAL(c[1].subtree_end - c[1].subtree_begin, s[k - 1]);
+        BOOST_CHECK_EQUAL(tc::fibonacci::height(p), static_cast<int>(k) - 1);
+        BOOST_CHECK_EQUAL(tc::one_port_rounds<tc::fibonacci>(p), static_cast<int>(k) - 1);
+    }
+    BOOST_CHECK_EQUAL(tc::fibonacci::root(5), 0);
+}
+
+BOOST_AUTO_TEST_CASE(binary_structure)
+{
+    check_structure<tc::binary>(2);
+    for (int p = 1; p <= max_p; ++p) {
+        // A heap of p nodes: height floor(log2 p), left subtree at least the right one.
+        int floor_log = 0;
+        while ((2 << floor_log) <= p) {
+            ++floor_log;
+        }
+        BOOST_CHECK_EQUAL(tc::binary::height(p), floor_log);
+        const auto c = tc::binary::children(0, p);
+        if (c.size() == 2) {
+            BOOST_CHECK(c[0].subtree_end - c[0].subtree_begin >= c[1].subtree_end - c[1].subtree_begin);
+        }
+    }
+    const auto c = tc::binary::children(0, 7);
+    BOOST_REQUIRE_EQUAL(c.size(), 2U);
+    BOOST_CHECK(c[0].position == 1 && c[0].subtree_end == 4 && c[1].position == 4);
+}
+
+BOOST_AUTO_TEST_CASE(inorder_structure)
+{
+    check_structure<tc::inorder>(2);
+    for (int p = 1; p <= max_p; ++p) {
+        BOOST_CHECK_EQUAL(tc::inorder::root(p), p - 1);
+        BOOST_CHECK(tc::inorder::height(p) <= ceil_log2(p + 1));
+        // Each subtree's root is its last position.
+        for (int q = 0; q < p; ++q) {
+            for (const auto& c : tc::inorder::children(q, p)) {
+                BOOST_CHECK_EQUAL(c.position, c.subtree_end - 1);
+                BOOST_CHECK(c.subtree_end <= q);
+            }
+        }
+    }
+}
