@@ -1,276 +1,33 @@
-// The `treefold` command-line tool.
-//
-//   mpirun -n P treefold sum [FILE] [--distribution D] [--exchange direct|tree] [--repeat R]
-//   treefold plan --n N --p P [--distribution D] [--t-send NS] [--t-op NS]
+// The `treefold` command-line tool: dispatches to one subcommand per file (commands.hpp).
 //
 // Exit codes: 0 success, 2 bad input (one message, every rank exits), 1 anything else.
-#include "treefold/io/synthetic.hpp"
-#include "treefold/io/values_file.hpp"
-#include "treefold/layout/distribution.hpp"
-#include "treefold/layout/message_count.hpp"
-#include "treefold/reducer.hpp"
+#include "commands.hpp"
 
-#include <boost/mpi.hpp>
-#include <boost/program_options.hpp>
+#include <boost/program_options/errors.hpp>
 
-#include <algorithm>
-#include <cinttypes>
 #include <cstdio>
-#include <cstring>
-#include <iostream>
-#include <numeric>
-#include <optional>
 #include <string>
 #include <vector>
 
-namespace po = boost::program_options;
-namespace mpi = boost::mpi;
-using namespace treefold;
-
 namespace {
 
-constexpr int exit_bad_input = 2;
-constexpr std::uint64_t default_n = 1'000'000;
+using treefold::cli::command;
 
-/// Bad input: reported once, exit code 2.
-struct usage_error : std::runtime_error {
-    using std::runtime_error::runtime_error;
+const command commands[] = {
+    {"sum", "mpirun -n P treefold sum [FILE] [--distribution D] [--exchange direct|tree] [--repeat R]\n"
+            "      reproducible sum of a .binpsllh or text file (one number per line); without FILE\n"
+            "      a built-in synthetic log-likelihood array of 10^6 values",
+     &treefold::cli::run_sum},
+    {"plan", "treefold plan --n N --p P [--distribution D] [--t-send NS] [--t-op NS]\n"
+             "      direct-exchange messages, block sizes and score per layout (no MPI)",
+     &treefold::cli::run_plan},
 };
 
-std::uint64_t bits(double v)
+void print_usage(std::FILE* out)
 {
-    std::uint64_t b = 0;
-    std::memcpy(&b, &v, sizeof b);
-    return b;
-}
-
-const char* usage_text =
-    "usage:\n"
-    "  mpirun -n P treefold sum [FILE] [options]   reproducible sum of a .binpsllh or text file\n"
-    "                                             (one number per line); without FILE a built-in\n"
-    "                                             synthetic log-likelihood array of 10^6 values\n"
-    "  treefold plan --n N --p P [options]         message counts and score of layouts, no MPI\n";
-
-struct sum_options {
-    std::optional<std::string> file;
-    layout::distribution dist;
-    std::string exchange = "direct";
-    int repeat = 10;
-};
-
-struct plan_options {
-    std::uint64_t n = 0;
-    int p = 0;
-    std::optional<layout::distribution> dist;
-    layout::score_params params;
-};
-
-layout::distribution parse_distribution(const std::string& s)
-{
-    try {
-        return layout::distribution::parse(s);
-    } catch (const std::invalid_argument& e) {
-        throw usage_error(std::string(e.what()).substr(std::strlen("treefold: ")));
-    }
-}
-
-sum_options parse_sum(const std::vector<std::string>& args)
-{
-    sum_options o;
-    std::string dist = "even-lower";
-    po::options_description desc("treefold sum options");
-    desc.add_options()
-        ("distribution", po::value(&dist)->default_value(dist), "even-lower | even-upper | power-of-two | aligned:ALPHA")
-        ("exchange", po::value(&o.exchange)->default_value(o.exchange), "direct | tree")
-        ("repeat", po::value(&o.repeat)->default_value(o.repeat), "timed calls (median reported)")
-        ("file", po::value<std::string>(), "input file");
-    po::positional_options_description pos;
-    pos.add("file", 1);
-    po::variables_map vm;
-    po::store(po::command_line_parser(args).options(desc).positional(pos).run(), vm);
-    po::notify(vm);
-    if (vm.count("file")) {
-        o.file = vm["file"].as<std::string>();
-    }
-    o.dist = parse_distribution(dist);
-    if (o.exchange != "direct" && o.exchange != "tree") {
-        throw usage_error("unknown exchange '" + o.exchange + "' (want direct or tree)");
-    }
-    if (o.repeat < 1) {
-        throw usage_error("--repeat must be at least 1");
-    }
-    return o;
-}
-
-plan_options parse_plan(const std::vector<std::string>& args)
-{
-    plan_options o;
-    std::string dist;
-    po::options_description desc("treefold plan options");
-    desc.add_options()
-        ("n", po::value(&o.n)->required(), "number of values N")
-        ("p", po::value(&o.p)->required(), "number of ranks p")
-        ("distribution", po::value(&dist), "one policy (default: all four, aligned:0.5)")
-        ("t-send", po::value(&o.params.t_send)->default_value(o.params.t_send), "ns per message")
-        ("t-op", po::value(&o.params.t_op)->default_value(o.params.t_op), "ns per operator call");
-    po::variables_map vm;
-    po::store(po::command_line_parser(args).options(desc).run(), vm);
-    po::notify(vm);
-    if (!dist.empty()) {
-        o.dist = parse_distribution(dist);
-    }
-    if (o.p < 1) {
-        throw usage_error("--p must be at least 1");
-    }
-    if (o.n == 0 || o.n > tree::max_size) {
-        throw usage_error("--n must be between 1 and 2^63");
-    }
-    return o;
-}
-
-int run_plan(const plan_options& o)
-{
-    std::vector<layout::distribution> dists;
-    if (o.dist) {
-        dists.push_back(*o.dist);
-    } else {
-        for (const char* name : {"even-lower", "even-upper", "power-of-two", "aligned:0.5"}) {
-            dists.push_back(layout::distribution::parse(name));
-        }
-    }
-    std::printf("N = %" PRIu64 ", p = %d, t_send = %g ns, t_op = %g ns\n", o.n, o.p, o.params.t_send, o.params.t_op);
-    std::printf("%-14s %14s %14s %14s %14s\n", "distribution", "messages", "max count", "min count", "score (ns)");
-    for (const auto& d : dists) {
-        const auto l = layout::block_layout::from_counts(d.counts(o.n, o.p));
-        std::printf("%-14s %14" PRIu64 " %14" PRIu64 " %14" PRIu64 " %14.1f\n", d.name().c_str(),
-                    layout::direct_messages(l), l.max_count(), l.min_count(), layout::score(l, o.params));
-    }
-    return 0;
-}
-
-/// Rank 0 reads the file and sends each rank its block; an error on rank 0 is broadcast so
-/// every rank stops with the same message.
-std::vector<double> load_blocks(const mpi::communicator& world, const sum_options& o, const layout::distribution& dist,
-                                std::uint64_t& n_out, std::vector<double>& all_on_root)
-{
-    std::uint64_t n = default_n;
-    std::string error;
-    if (o.file) {
-        if (world.rank() == 0) {
-            try {
-                all_on_root = io::read_values(*o.file);
-                n = all_on_root.size();
-                if (n == 0) {
-                    error = "'" + *o.file + "' holds no values (N = 0): there is nothing to sum";
-                }
-            } catch (const std::exception& e) {
-                error = std::string(e.what()).substr(std::strlen("treefold: "));
-            }
-        }
-        mpi::broadcast(world, error, 0);
-        if (!error.empty()) {
-            throw usage_error(error);
-        }
-        mpi::broadcast(world, n, 0);
-    }
-    n_out = n;
-    const auto counts = dist.counts(n, world.size());
-    const auto l = layout::block_layout::from_counts(counts);
-    const auto mine = l.block_of(world.rank());
-    std::vector<double> local(mine.count);
-    if (!o.file) {
-        for (std::uint64_t i = 0; i < mine.count; ++i) {
-            local[i] = io::synthetic_value(io::synthetic_kind::loglik, mine.start + i);
-        }
-        if (world.rank() == 0) {
-            all_on_root.resize(n);
-            for (std::uint64_t i = 0; i < n; ++i) {
-                all_on_root[i] = io::synthetic_value(io::synthetic_kind::loglik, i);
-            }
-        }
-        return local;
-    }
-    if (world.rank() == 0) {
-        std::copy_n(all_on_root.begin(), mine.count, local.begin());
-        std::vector<mpi::request> sends;
-        for (int r = 1; r < world.size(); ++r) {
-            const auto b = l.block_of(r);
-            if (b.count > 0) {
-                sends.push_back(world.isend(r, 0, all_on_root.data() + b.start, static_cast<int>(b.count)));
-            }
-        }
-        mpi::wait_all(sends.begin(), sends.end());
-    } else if (mine.count > 0) {
-        world.recv(0, 0, local.data(), static_cast<int>(mine.count));
-    }
-    return local;
-}
-
-template <class Exchange>
-int run_sum_with(const mpi::communicator& world, const sum_options& o)
-{
-    std::uint64_t n = 0;
-    std::vector<double> all_on_root;
-    const auto local = load_blocks(world, o, o.dist, n, all_on_root);
-    const auto l = layout::block_layout::from_counts(o.dist.counts(n, world.size()));
-    reducer<double, std::plus<double>, kernel::scalar, Exchange> sum(world, l);
-
-    std::vector<double> times;
-    double total = 0.0;
-    exchange::counters per_call;
-    for (int k = 0; k < o.repeat; ++k) {
-        world.barrier();
-        const double t0 = MPI_Wtime();
-        total = sum.all_reduce(local);
-        const double dt = MPI_Wtime() - t0;
-        times.push_back(mpi::all_reduce(world, dt, mpi::maximum<double>()));
-        per_call = sum.last_counters();
-    }
-    const auto messages = mpi::all_reduce(world, per_call.messages, std::plus<std::uint64_t>());
-    const auto bytes = mpi::all_reduce(world, per_call.bytes, std::plus<std::uint64_t>());
-    // The common irreproducible code: local left-to-right sums combined by MPI_Allreduce.
-    const double local_plain = std::accumulate(local.begin(), local.end(), 0.0);
-    const double mpi_sum = mpi::all_reduce(world, local_plain, std::plus<double>());
-
-    if (world.rank() == 0) {
-        std::sort(times.begin(), times.end());
-        const double median = times[times.size() / 2];
-        const double plain = std::accumulate(all_on_root.begin(), all_on_root.end(), 0.0);
-        std::printf("input            : %s\n",
-                    o.file ? o.file->c_str() : "built-in synthetic log-likelihood array");
-        std::printf("N                : %" PRIu64 "\n", n);
-        std::printf("p                : %d\n", world.size());
-        std::printf("distribution     : %s\n", o.dist.name().c_str());
-        std::printf("exchange         : %s\n", Exchange::name);
-        std::printf("tree sum         : %.17g\n", total);
-        std::printf("tree sum bits    : %016" PRIX64 "\n", bits(total));
-        std::printf("plain sum        : %.17g  (left to right on one rank)\n", plain);
-        std::printf("plain sum bits   : %016" PRIX64 "\n", bits(plain));
-        std::printf("mpi allreduce    : %.17g  (local sums + MPI_Allreduce; may change with p)\n", mpi_sum);
-        std::printf("mpi allreduce bits: %016" PRIX64 "\n", bits(mpi_sum));
-        std::printf("median time      : %.3f us over %d call(s), max over ranks\n", median * 1e6, o.repeat);
-        std::printf("messages per call: %" PRIu64 " (%" PRIu64 " bytes), all ranks\n", messages, bytes);
-    }
-    return 0;
-}
-
-int run_sum(const std::vector<std::string>& args, int& argc, char**& argv)
-{
-    mpi::environment env(argc, argv);
-    mpi::communicator world;
-    try {
-        const sum_options o = parse_sum(args);
-        return o.exchange == "tree" ? run_sum_with<exchange::tree<>>(world, o) : run_sum_with<exchange::direct>(world, o);
-    } catch (const usage_error& e) {
-        if (world.rank() == 0) {
-            std::fprintf(stderr, "treefold sum: %s\n", e.what());
-        }
-        return exit_bad_input;
-    } catch (const po::error& e) {
-        if (world.rank() == 0) {
-            std::fprintf(stderr, "treefold sum: %s\n%s", e.what(), usage_text);
-        }
-        return exit_bad_input;
+    std::fputs("usage:\n", out);
+    for (const auto& c : commands) {
+        std::fprintf(out, "  %s\n", c.usage);
     }
 }
 
@@ -280,27 +37,28 @@ int main(int argc, char** argv)
 {
     const std::vector<std::string> all(argv + 1, argv + argc);
     if (all.empty() || all[0] == "--help" || all[0] == "-h" || all[0] == "help") {
-        std::fputs(usage_text, all.empty() ? stderr : stdout);
-        return all.empty() ? exit_bad_input : 0;
+        print_usage(all.empty() ? stderr : stdout);
+        return all.empty() ? treefold::cli::exit_bad_input : 0;
     }
     const std::vector<std::string> rest(all.begin() + 1, all.end());
-    try {
-        if (all[0] == "sum") {
-            return run_sum(rest, argc, argv);
+    for (const auto& c : commands) {
+        if (all[0] != c.name) {
+            continue;
         }
-        if (all[0] == "plan") {
-            return run_plan(parse_plan(rest));
+        try {
+            return c.run(rest, argc, argv);
+        } catch (const treefold::cli::usage_error& e) {
+            std::fprintf(stderr, "treefold %s: %s\n", c.name, e.what());
+            return treefold::cli::exit_bad_input;
+        } catch (const boost::program_options::error& e) {
+            std::fprintf(stderr, "treefold %s: %s\nusage: %s\n", c.name, e.what(), c.usage);
+            return treefold::cli::exit_bad_input;
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "treefold %s: %s\n", c.name, e.what());
+            return 1;
         }
-        std::fprintf(stderr, "treefold: unknown command '%s'\n%s", all[0].c_str(), usage_text);
-        return exit_bad_input;
-    } catch (const usage_error& e) {
-        std::fprintf(stderr, "treefold %s: %s\n", all[0].c_str(), e.what());
-        return exit_bad_input;
-    } catch (const po::error& e) {
-        std::fprintf(stderr, "treefold %s: %s\n%s", all[0].c_str(), e.what(), usage_text);
-        return exit_bad_input;
-    } catch (const std::exception& e) {
-        std::fprintf(stderr, "treefold %s: %s\n", all[0].c_str(), e.what());
-        return 1;
     }
+    std::fprintf(stderr, "treefold: unknown command '%s'\n", all[0].c_str());
+    print_usage(stderr);
+    return treefold::cli::exit_bad_input;
 }

@@ -1,0 +1,201 @@
+// `mpirun -n P treefold sum [FILE] [--distribution D] [--exchange direct|tree] [--repeat R]`:
+// the reproducible sum of a file or of the built-in synthetic workload.
+#include "common.hpp"
+#include "treefold/io/synthetic.hpp"
+#include "treefold/io/values_file.hpp"
+#include "treefold/layout/distribution.hpp"
+#include "treefold/reducer.hpp"
+
+#include <boost/mpi.hpp>
+#include <boost/program_options.hpp>
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <numeric>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace po = boost::program_options;
+namespace mpi = boost::mpi;
+
+namespace treefold::cli {
+
+namespace {
+
+constexpr std::uint64_t default_n = 1'000'000;
+
+std::uint64_t bits(double v)
+{
+    std::uint64_t b = 0;
+    std::memcpy(&b, &v, sizeof b);
+    return b;
+}
+
+struct sum_options {
+    std::optional<std::string> file;
+    layout::distribution dist;
+    std::string exchange = "direct";
+    int repeat = 10;
+};
+
+sum_options parse_sum(const std::vector<std::string>& args)
+{
+    sum_options o;
+    std::string dist = "even-lower";
+    po::options_description desc("treefold sum options");
+    desc.add_options()
+        ("distribution", po::value(&dist)->default_value(dist), "even-lower | even-upper | power-of-two | aligned:ALPHA")
+        ("exchange", po::value(&o.exchange)->default_value(o.exchange), "direct | tree")
+        ("repeat", po::value(&o.repeat)->default_value(o.repeat), "timed calls (median reported)")
+        ("file", po::value<std::string>(), "input file");
+    po::positional_options_description pos;
+    pos.add("file", 1);
+    po::variables_map vm;
+    po::store(po::command_line_parser(args).options(desc).positional(pos).run(), vm);
+    po::notify(vm);
+    if (vm.count("file")) {
+        o.file = vm["file"].as<std::string>();
+    }
+    o.dist = parse_distribution(dist);
+    if (o.exchange != "direct" && o.exchange != "tree") {
+        throw usage_error("unknown exchange '" + o.exchange + "' (want direct or tree)");
+    }
+    if (o.repeat < 1) {
+        throw usage_error("--repeat must be at least 1");
+    }
+    return o;
+}
+
+/// Rank 0 reads the file and sends each rank its block; an error on rank 0 is broadcast so
+/// every rank stops with the same message.
+std::vector<double> load_blocks(const mpi::communicator& world, const sum_options& o, const layout::distribution& dist,
+                                std::uint64_t& n_out, std::vector<double>& all_on_root)
+{
+    std::uint64_t n = default_n;
+    std::string error;
+    if (o.file) {
+        if (world.rank() == 0) {
+            try {
+                all_on_root = io::read_values(*o.file);
+                n = all_on_root.size();
+                if (n == 0) {
+                    error = "'" + *o.file + "' holds no values (N = 0): there is nothing to sum";
+                }
+            } catch (const std::exception& e) {
+                error = std::string(e.what()).substr(std::strlen("treefold: "));
+            }
+        }
+        mpi::broadcast(world, error, 0);
+        if (!error.empty()) {
+            throw usage_error(error);
+        }
+        mpi::broadcast(world, n, 0);
+    }
+    n_out = n;
+    const auto counts = dist.counts(n, world.size());
+    const auto l = layout::block_layout::from_counts(counts);
+    const auto mine = l.block_of(world.rank());
+    std::vector<double> local(mine.count);
+    if (!o.file) {
+        for (std::uint64_t i = 0; i < mine.count; ++i) {
+            local[i] = io::synthetic_value(io::synthetic_kind::loglik, mine.start + i);
+        }
+        if (world.rank() == 0) {
+            all_on_root.resize(n);
+            for (std::uint64_t i = 0; i < n; ++i) {
+                all_on_root[i] = io::synthetic_value(io::synthetic_kind::loglik, i);
+            }
+        }
+        return local;
+    }
+    if (world.rank() == 0) {
+        std::copy_n(all_on_root.begin(), mine.count, local.begin());
+        std::vector<mpi::request> sends;
+        for (int r = 1; r < world.size(); ++r) {
+            const auto b = l.block_of(r);
+            if (b.count > 0) {
+                sends.push_back(world.isend(r, 0, all_on_root.data() + b.start, static_cast<int>(b.count)));
+            }
+        }
+        mpi::wait_all(sends.begin(), sends.end());
+    } else if (mine.count > 0) {
+        world.recv(0, 0, local.data(), static_cast<int>(mine.count));
+    }
+    return local;
+}
+
+template <class Exchange>
+int run_sum_with(const mpi::communicator& world, const sum_options& o)
+{
+    std::uint64_t n = 0;
+    std::vector<double> all_on_root;
+    const auto local = load_blocks(world, o, o.dist, n, all_on_root);
+    const auto l = layout::block_layout::from_counts(o.dist.counts(n, world.size()));
+    reducer<double, std::plus<double>, kernel::scalar, Exchange> sum(world, l);
+
+    std::vector<double> times;
+    double total = 0.0;
+    exchange::counters per_call;
+    for (int k = 0; k < o.repeat; ++k) {
+        world.barrier();
+        const double t0 = MPI_Wtime();
+        total = sum.all_reduce(local);
+        const double dt = MPI_Wtime() - t0;
+        times.push_back(mpi::all_reduce(world, dt, mpi::maximum<double>()));
+        per_call = sum.last_counters();
+    }
+    const auto messages = mpi::all_reduce(world, per_call.messages, std::plus<std::uint64_t>());
+    const auto bytes = mpi::all_reduce(world, per_call.bytes, std::plus<std::uint64_t>());
+    // The common irreproducible code: local left-to-right sums combined by MPI_Allreduce.
+    const double local_plain = std::accumulate(local.begin(), local.end(), 0.0);
+    const double mpi_sum = mpi::all_reduce(world, local_plain, std::plus<double>());
+
+    if (world.rank() == 0) {
+        std::sort(times.begin(), times.end());
+        const double median = times[times.size() / 2];
+        const double plain = std::accumulate(all_on_root.begin(), all_on_root.end(), 0.0);
+        std::printf("input            : %s\n",
+                    o.file ? o.file->c_str() : "built-in synthetic log-likelihood array");
+        std::printf("N                : %" PRIu64 "\n", n);
+        std::printf("p                : %d\n", world.size());
+        std::printf("distribution     : %s\n", o.dist.name().c_str());
+        std::printf("exchange         : %s\n", Exchange::name);
+        std::printf("tree sum         : %.17g\n", total);
+        std::printf("tree sum bits    : %016" PRIX64 "\n", bits(total));
+        std::printf("plain sum        : %.17g  (left to right on one rank)\n", plain);
+        std::printf("plain sum bits   : %016" PRIX64 "\n", bits(plain));
+        std::printf("mpi allreduce    : %.17g  (local sums + MPI_Allreduce; may change with p)\n", mpi_sum);
+        std::printf("mpi allreduce bits: %016" PRIX64 "\n", bits(mpi_sum));
+        std::printf("median time      : %.3f us over %d call(s), max over ranks\n", median * 1e6, o.repeat);
+        std::printf("messages per call: %" PRIu64 " (%" PRIu64 " bytes), all ranks\n", messages, bytes);
+    }
+    return 0;
+}
+
+} // namespace
+
+int run_sum(const std::vector<std::string>& args, int& argc, char**& argv)
+{
+    mpi::environment env(argc, argv);
+    mpi::communicator world;
+    try {
+        const sum_options o = parse_sum(args);
+        return o.exchange == "tree" ? run_sum_with<exchange::tree<>>(world, o) : run_sum_with<exchange::direct>(world, o);
+    } catch (const usage_error& e) {
+        if (world.rank() == 0) {
+            std::fprintf(stderr, "treefold sum: %s\n", e.what());
+        }
+        return exit_bad_input;
+    } catch (const po::error& e) {
+        if (world.rank() == 0) {
+            std::fprintf(stderr, "treefold sum: %s (see: treefold --help)\n", e.what());
+        }
+        return exit_bad_input;
+    }
+}
+
+} // namespace treefold::cli
