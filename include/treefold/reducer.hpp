@@ -21,6 +21,12 @@
 
 namespace treefold {
 
+/// An exchange plan whose run() leaves the result on every rank (allreduce schedules)
+/// declares `static constexpr bool result_everywhere = true;` and the reducer then skips
+/// the final broadcast; other plans leave it on their finisher().
+template <class Plan>
+concept result_everywhere_plan = requires { requires Plan::result_everywhere; };
+
 /// Reduces N values spread over the ranks of a communicator in blocks (a layout) with a
 /// binary operator, along the tree fixed by the global index: the result has the same bits
 /// for every process count, block layout, exchange and kernel.
@@ -73,7 +79,9 @@ public:
     T all_reduce(std::span<const T> local)
     {
         exchange::outcome<T> out = exchange_step(local);
-        exchange::broadcast_outcome(comm_, plan_.finisher(), out, last_);
+        if constexpr (!result_everywhere_plan<plan_type>) {
+            exchange::broadcast_outcome(comm_, plan_.finisher(), out, last_);
+        }
         finish(out);
         return std::move(*out.value);
     }
@@ -91,7 +99,7 @@ public:
                                         std::to_string(comm_.size()));
         }
         exchange::outcome<T> out = exchange_step(local);
-        const int from = plan_.finisher();
+        const int from = result_everywhere_plan<plan_type> ? root : plan_.finisher();
         if (from != root) {
             if (comm_.rank() == from) {
                 if (out.failed) {
@@ -168,7 +176,8 @@ private:
     boost::mpi::communicator comm_;
     layout::block_layout layout_;
     Op op_;
-    typename Exchange::template plan<T> plan_;
+    using plan_type = typename Exchange::template plan<T>;
+    plan_type plan_;
     exchange::counters last_;
     std::exception_ptr own_error_;
 };
