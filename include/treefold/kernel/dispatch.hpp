@@ -1,0 +1,124 @@
+#pragma once
+/// kernel::best, the default local kernel: picks, per call site, the fastest kernel that
+/// gives the scalar tree's bits.
+///
+/// - Built-in operator and element type (ops::plus/multiplies/min/max, std::plus and
+///   std::multiplies of the type; double, float, int32, int64): the precompiled kernel of
+///   the best architecture the running CPU supports (avx512f, avx2, sse2), chosen once per
+///   process. One libtreefold.a therefore runs on CPUs without AVX-512.
+/// - Rows (std::array<U, K>) under ops::columnwise<built-in>: the precompiled row kernel,
+///   SIMD across the K columns.
+/// - Any other operator callable on xsimd::batch<T, Arch> (a generic lambda, say): the
+///   header-only simd<Arch> kernel, Arch being the best architecture the including
+///   translation unit is compiled for (xsimd::default_arch: sse2 unless you pass -mavx2 or
+///   -mavx512f). Specialise kernel::allow_simd<Op> to std::false_type for an operator whose
+///   generic body does not compile for batches.
+/// - Anything else: kernel::scalar.
+
+#include "treefold/kernel/ops.hpp"
+#include "treefold/kernel/rows.hpp"
+#include "treefold/kernel/scalar.hpp"
+#include "treefold/kernel/simd.hpp"
+#include "treefold/kernel/simd_impl.hpp"
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+namespace treefold::kernel {
+
+/// Opt-out for operators that should not be tried on batches (see dispatch).
+template <class Op>
+struct allow_simd : std::true_type {};
+
+namespace dispatch_detail {
+
+template <class T, ops::builtin_kind Kind>
+using builtin_fn = T (*)(const T*, std::uint64_t);
+
+/// The precompiled kernel for (T, Kind) on the best supported architecture (src/kernel).
+template <class T, ops::builtin_kind Kind>
+builtin_fn<T, Kind> builtin_kernel() noexcept;
+
+template <class T>
+using row_fn = void (*)(const T*, std::uint64_t, std::size_t, T*);
+
+/// The precompiled row kernel for (T, Kind) on the best supported architecture.
+template <class T, ops::builtin_kind Kind>
+row_fn<T> builtin_row_kernel() noexcept;
+
+template <class Op, class T, class Arch>
+struct batch_callable_check
+    : std::bool_constant<std::is_invocable_v<Op&, const xsimd::batch<T, Arch>&, const xsimd::batch<T, Arch>&>> {};
+
+template <class Op, class T, class Arch>
+inline constexpr bool batch_callable =
+    std::conjunction_v<std::bool_constant<std::is_arithmetic_v<T> && !std::is_same_v<T, bool> &&
+                                          (sizeof(T) == 4 || sizeof(T) == 8)>,
+                       allow_simd<Op>, batch_callable_check<Op, T, Arch>>;
+
+template <class T>
+struct row_of : std::false_type {};
+template <class U, std::size_t K>
+struct row_of<std::array<U, K>> : std::true_type {
+    using value_type = U;
+    static constexpr std::size_t columns = K;
+};
+
+template <class Op>
+struct columnwise_of : std::false_type {};
+template <class Inner>
+struct columnwise_of<ops::columnwise<Inner>> : std::true_type {
+    using inner = Inner;
+};
+
+} // namespace dispatch_detail
+
+/// Dispatching kernel policy (see the file comment); `Arch` is only used for operators
+/// without precompiled kernels.
+template <class Arch = xsimd::default_arch>
+struct dispatch {
+    static constexpr const char* name = "best";
+
+    /// Same contract as kernel::scalar::reduce_node.
+    template <class T, class Op>
+    static T reduce_node(const T* first, std::uint64_t len, Op& op)
+    {
+        using namespace dispatch_detail;
+        using O = std::remove_cv_t<Op>;
+        constexpr ops::builtin_kind kind = ops::builtin_kind_of<O, T>;
+        if constexpr (ops::is_builtin_type<T> && kind != ops::builtin_kind::none) {
+            static const builtin_fn<T, kind> fn = builtin_kernel<T, kind>();
+            return fn(first, len);
+        } else if constexpr (row_of<T>::value && columnwise_of<O>::value) {
+            using U = typename row_of<T>::value_type;
+            static_assert(sizeof(T) == sizeof(U) * row_of<T>::columns, "rows must be contiguous");
+            constexpr ops::builtin_kind inner = ops::builtin_kind_of<typename columnwise_of<O>::inner, U>;
+            if constexpr (ops::is_builtin_type<U> && inner != ops::builtin_kind::none) {
+                static const row_fn<U> fn = builtin_row_kernel<U, inner>();
+                T out;
+                fn(first->data(), len, row_of<T>::columns, out.data());
+                return out;
+            } else if constexpr (batch_callable<typename columnwise_of<O>::inner, U, Arch>) {
+                T out;
+                rows<Arch>::reduce(first->data(), len, row_of<T>::columns, op.op, out.data());
+                return out;
+            } else {
+                return scalar::reduce_node(first, len, op);
+            }
+        } else if constexpr (batch_callable<O, T, Arch>) {
+            return simd<Arch>::reduce_node(first, len, op);
+        } else {
+            return scalar::reduce_node(first, len, op);
+        }
+    }
+};
+
+/// The default kernel of treefold::reducer.
+using best = dispatch<>;
+
+/// Name of the architecture kernel::best uses for built-in operators on this CPU.
+const char* best_arch_name() noexcept;
+
+} // namespace treefold::kernel

@@ -1,0 +1,129 @@
+#pragma once
+/// The built-in reduction operators, usable on scalars and on xsimd batches alike.
+///
+/// Each functor gives the same bits lane by lane as on a scalar, so a kernel may apply it to
+/// a whole register of independent tree nodes. Kernels recognise these (and std::plus /
+/// std::multiplies of the element type) and route them to the precompiled per-architecture
+/// instantiations; any other operator callable on batches takes the header-only SIMD path.
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <type_traits>
+
+namespace treefold::ops {
+
+namespace detail {
+/// Signed integer sums and products wrap like the SIMD lanes do (no undefined overflow).
+template <class T>
+constexpr T wrap_add(T a, T b)
+{
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
+}
+template <class T>
+constexpr T wrap_mul(T a, T b)
+{
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
+}
+} // namespace detail
+
+/// a + b (signed integers wrap modulo 2^bits).
+struct plus {
+    template <class T>
+    constexpr T operator()(const T& a, const T& b) const
+    {
+        if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) {
+            return detail::wrap_add(a, b);
+        } else {
+            return a + b;
+        }
+    }
+};
+
+/// a * b (signed integers wrap modulo 2^bits).
+struct multiplies {
+    template <class T>
+    constexpr T operator()(const T& a, const T& b) const
+    {
+        if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) {
+            return detail::wrap_mul(a, b);
+        } else {
+            return a * b;
+        }
+    }
+};
+
+/// std::min(a, b): `b < a ? b : a`, the same rule for NaN and signed zeros on every lane
+/// (the hardware min instructions pick a different operand for those).
+struct min {
+    template <class T>
+    constexpr T operator()(const T& a, const T& b) const
+    {
+        if constexpr (std::is_arithmetic_v<T>) {
+            return b < a ? b : a;
+        } else {
+            return select(b < a, b, a); // found by ADL on xsimd::batch
+        }
+    }
+};
+
+/// std::max(a, b): `a < b ? b : a`, lane by lane (see min).
+struct max {
+    template <class T>
+    constexpr T operator()(const T& a, const T& b) const
+    {
+        if constexpr (std::is_arithmetic_v<T>) {
+            return a < b ? b : a;
+        } else {
+            return select(a < b, b, a);
+        }
+    }
+};
+
+/// Applies `Op` column by column to rows (std::array<T, k>): the reduction of vector
+/// elements, every column through the same tree.
+template <class Op>
+struct columnwise {
+    Op op{};
+    template <class T, std::size_t K>
+    constexpr std::array<T, K> operator()(const std::array<T, K>& a, const std::array<T, K>& b) const
+    {
+        std::array<T, K> out{};
+        for (std::size_t c = 0; c < K; ++c) {
+            out[c] = op(a[c], b[c]);
+        }
+        return out;
+    }
+};
+
+/// Which built-in operator a functor is, for element type T (none for anything else).
+enum class builtin_kind { none, plus, multiplies, min, max };
+
+template <class Op, class T>
+inline constexpr builtin_kind builtin_kind_of = builtin_kind::none;
+template <class T>
+inline constexpr builtin_kind builtin_kind_of<plus, T> = builtin_kind::plus;
+template <class T>
+inline constexpr builtin_kind builtin_kind_of<std::plus<T>, T> = builtin_kind::plus;
+template <class T>
+inline constexpr builtin_kind builtin_kind_of<std::plus<>, T> = builtin_kind::plus;
+template <class T>
+inline constexpr builtin_kind builtin_kind_of<multiplies, T> = builtin_kind::multiplies;
+template <class T>
+inline constexpr builtin_kind builtin_kind_of<std::multiplies<T>, T> = builtin_kind::multiplies;
+template <class T>
+inline constexpr builtin_kind builtin_kind_of<std::multiplies<>, T> = builtin_kind::multiplies;
+template <class T>
+inline constexpr builtin_kind builtin_kind_of<min, T> = builtin_kind::min;
+template <class T>
+inline constexpr builtin_kind builtin_kind_of<max, T> = builtin_kind::max;
+
+/// Element types with precompiled kernels.
+template <class T>
+inline constexpr bool is_builtin_type = std::is_same_v<T, double> || std::is_same_v<T, float> ||
+                                        std::is_same_v<T, std::int32_t> || std::is_same_v<T, std::int64_t>;
+
+} // namespace treefold::ops

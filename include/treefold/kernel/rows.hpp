@@ -1,0 +1,110 @@
+#pragma once
+/// Row kernels: every element is a row of k values (row-major), and all k columns go
+/// through the same tree in one pass. Column c of the result is exactly the tree of column
+/// c, so it has the bits of kernel::scalar run on that column alone.
+///
+/// The tree is walked as kernel::scalar walks it (a binary counter over rows); each
+/// operator call combines two whole rows, W columns per register (W = the batch width),
+/// and the last k mod W columns in one padded register. Rows are independent across columns,
+/// so no lane ever needs to move: only vertical operator calls.
+
+#include <xsimd/xsimd.hpp>
+
+#include <bit>
+#include <cassert>
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+
+namespace treefold::kernel {
+
+/// Row kernel policy on xsimd architecture `Arch`.
+template <class Arch>
+struct rows {
+    /// out[c] = the tree over column c of the `len` rows of `k` values at `first`
+    /// (len > 0, k > 0; out must not overlap the input). `Op` must be callable on T and on
+    /// xsimd::batch<T, Arch> with the same lane-wise bits.
+    template <class T, class Op>
+    static void reduce(const T* first, std::uint64_t len, std::size_t k, Op& op, T* out)
+    {
+        assert(len > 0 && k > 0);
+        // One row per tree level that can be pending (the binary counter's stack).
+        const unsigned levels = static_cast<unsigned>(std::bit_width(len)) + 1;
+        buffer<T> stack(static_cast<std::size_t>(levels) * k);
+        std::size_t depth = 0;
+        auto slot = [&](std::size_t d) { return stack.data + d * k; };
+        for (std::uint64_t j = 0; j < len; ++j) {
+            const T* row = first + j * k;
+            int pairs = std::countr_zero(j + 1);
+            if (pairs == 0) {
+                copy(row, k, slot(depth));
+                ++depth;
+                continue;
+            }
+            // The new row is a right child: combine into its left sibling in place, then
+            // keep climbing while the result is a right child too.
+            combine(slot(depth - 1), row, k, op);
+            for (--pairs; pairs > 0; --pairs) {
+                combine(slot(depth - 2), slot(depth - 1), k, op);
+                --depth;
+            }
+        }
+        // Clipped right edge: fold the pending nodes right to left (pass-through rule).
+        while (depth > 1) {
+            combine(slot(depth - 2), slot(depth - 1), k, op);
+            --depth;
+        }
+        copy(slot(0), k, out);
+    }
+
+private:
+    // Own helpers instead of std::vector / std::copy: code instantiated in a per-architecture
+    // TU must be templated on Arch, or the linker might keep the AVX-512 copy for everyone.
+    template <class T>
+    struct buffer {
+        explicit buffer(std::size_t n) : data(new T[n]) {}
+        buffer(const buffer&) = delete;
+        buffer& operator=(const buffer&) = delete;
+        ~buffer() { delete[] data; }
+        T* data;
+    };
+
+    template <class T>
+    static void copy(const T* from, std::size_t k, T* to)
+    {
+        for (std::size_t c = 0; c < k; ++c) {
+            to[c] = from[c];
+        }
+    }
+
+    /// left[c] = op(left[c], right[c]) for every column c.
+    template <class T, class Op>
+    static void combine(T* left, const T* right, std::size_t k, Op& op)
+    {
+        using batch = xsimd::batch<T, Arch>;
+        constexpr std::size_t width = batch::size;
+        std::size_t c = 0;
+        for (; k - c >= width; c += width) {
+            const batch a = batch::load_unaligned(left + c);
+            const batch b = batch::load_unaligned(right + c);
+            batch(op(std::as_const(a), std::as_const(b))).store_unaligned(left + c);
+        }
+        if (c < k) {
+            // The last k mod W columns through a padded register (padding repeats a real
+            // column and is not stored back).
+            alignas(Arch::alignment()) T a[width];
+            alignas(Arch::alignment()) T b[width];
+            for (std::size_t l = 0; l < width; ++l) {
+                const std::size_t col = c + l < k ? c + l : c;
+                a[l] = left[col];
+                b[l] = right[col];
+            }
+            batch(op(batch::load_aligned(a), batch::load_aligned(b))).store_aligned(a);
+            for (; c < k; ++c) {
+                left[c] = a[c % width];
+            }
+        }
+    }
+};
+
+} // namespace treefold::kernel

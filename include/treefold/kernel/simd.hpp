@@ -1,0 +1,70 @@
+#pragma once
+/// The xsimd kernel policy: one tree node computed with whole registers, for any xsimd
+/// architecture, with exactly the bits of kernel::scalar.
+///
+/// This header only declares the kernel; it needs no architecture flags. The definition is
+/// in simd_impl.hpp and must be compiled with the architecture's flags. libtreefold.a holds
+/// the instantiations for the built-in operators (ops::plus, multiplies, min, max) and
+/// element types (double, float, int32, int64) for sse2, avx2 and avx512f, one translation
+/// unit per architecture; the extern declarations below keep other translation units from
+/// instantiating them again. Call an instantiation only on a CPU that has the architecture
+/// (see simd_supported); kernel::best does that check for you.
+
+#include "treefold/kernel/ops.hpp"
+
+#include <xsimd/config/xsimd_arch.hpp>
+
+#include <cstdint>
+
+namespace treefold::kernel {
+
+/// SIMD kernel policy on xsimd architecture `Arch` (same contract as kernel::scalar).
+///
+/// In-register tree levels are built from compile-time xsimd::swizzle masks, selects and
+/// vertical operator calls only; see doc/design.md ("SIMD kernels") for the lane schedule.
+template <class Arch>
+struct simd {
+    using arch_type = Arch;
+    /// The architecture's xsimd name ("sse2", "avx2", "avx512f").
+    static constexpr const char* name = Arch::name();
+
+    /// Value of the node covering first[0, len) (len > 0, the node's aligned cover).
+    /// `Op` must be callable on scalars and on xsimd::batch<T, Arch>.
+    template <class T, class Op>
+    static T reduce_node(const T* first, std::uint64_t len, Op& op);
+};
+
+/// True when the running CPU (and OS) supports the architecture named `arch` ("sse2",
+/// "avx2", "avx512f"; anything else is false). Checked once per process.
+bool simd_supported(const char* arch) noexcept;
+
+/// True when the running CPU supports `Arch`.
+template <class Arch>
+bool simd_supported() noexcept
+{
+    return simd_supported(Arch::name());
+}
+
+// Precompiled in src/kernel/simd_<arch>.cpp.
+#define TREEFOLD_KERNEL_EXTERN_ONE(ARCH, T, OP) \
+    extern template T simd<xsimd::ARCH>::reduce_node<T, ops::OP>(const T*, std::uint64_t, ops::OP&);
+#define TREEFOLD_KERNEL_EXTERN_TYPE(ARCH, T)        \
+    TREEFOLD_KERNEL_EXTERN_ONE(ARCH, T, plus)       \
+    TREEFOLD_KERNEL_EXTERN_ONE(ARCH, T, multiplies) \
+    TREEFOLD_KERNEL_EXTERN_ONE(ARCH, T, min)        \
+    TREEFOLD_KERNEL_EXTERN_ONE(ARCH, T, max)
+#define TREEFOLD_KERNEL_EXTERN_ARCH(ARCH)               \
+    TREEFOLD_KERNEL_EXTERN_TYPE(ARCH, double)           \
+    TREEFOLD_KERNEL_EXTERN_TYPE(ARCH, float)            \
+    TREEFOLD_KERNEL_EXTERN_TYPE(ARCH, std::int32_t)     \
+    TREEFOLD_KERNEL_EXTERN_TYPE(ARCH, std::int64_t)
+
+TREEFOLD_KERNEL_EXTERN_ARCH(sse2)
+TREEFOLD_KERNEL_EXTERN_ARCH(avx2)
+TREEFOLD_KERNEL_EXTERN_ARCH(avx512f)
+
+#undef TREEFOLD_KERNEL_EXTERN_ARCH
+#undef TREEFOLD_KERNEL_EXTERN_TYPE
+#undef TREEFOLD_KERNEL_EXTERN_ONE
+
+} // namespace treefold::kernel
