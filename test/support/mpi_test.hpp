@@ -3,6 +3,7 @@
 /// byte-exact comparison of results, and agreement of a check across ranks.
 
 #include <boost/mpi.hpp>
+#include <boost/serialization/vector.hpp>
 #include <boost/test/unit_test.hpp>
 
 #include <cstdint>

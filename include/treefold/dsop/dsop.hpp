@@ -1,0 +1,58 @@
+#pragma once
+/// Distributed sum of outer products: every rank ends with G = Σ a_k b_kᵀ (n x m, row-major)
+/// over all vector pairs (a_k, b_k) held by all ranks.
+
+#include <boost/mpi/communicator.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+namespace treefold::dsop {
+
+/// How G is computed.
+enum class algorithm {
+    allgather,               ///< gather all pairs, every rank sums all outer products
+    allreduce,               ///< local outer products, MPI_Allreduce (library) of the n x m matrices
+    allreduce_ring,          ///< local outer products, treefold's ring reduce-scatter + allgather
+    generalized_rabenseifner ///< gather all pairs, each rank computes a block of rows, allgatherv
+};
+
+/// The order of the sum over pairs.
+enum class summation {
+    fast,        ///< whatever order the algorithm has (rank order for the gather-based ones)
+    reproducible ///< the fixed tree over the global pair index: the same bits for every p
+};
+
+/// Name of an algorithm (allgather, allreduce, allreduce_ring, generalized_rabenseifner).
+const char* name(algorithm a);
+/// Parses a name; throws std::invalid_argument otherwise.
+algorithm parse_algorithm(const char* text);
+
+/// G = Σ over every pair of every rank of a_k b_kᵀ, on every rank.
+///
+/// This rank holds k pairs: `a` is k x n and `b` is k x m, row-major (k = a.size() / n, the
+/// same for b); k may differ between ranks and be 0. The pairs of all ranks form one global
+/// sequence in rank order. `g` (n x m) receives the result on every rank.
+///
+/// summation::reproducible sums every entry of G along the fixed tree over the global pair
+/// index, so G has the same bits for every p and every split of the pairs; it is available for
+/// algorithm::allgather and algorithm::generalized_rabenseifner (which see every pair) and
+/// throws std::invalid_argument for the allreduce ones. With no pairs at all G is zero.
+///
+/// Collective. Checks (every rank throws the same std::invalid_argument, nobody waits): n and
+/// m equal on all ranks and positive, a.size() and b.size() multiples of n and m holding the
+/// same k, g.size() == n * m on every rank.
+template <class T>
+void sum_outer_products(const boost::mpi::communicator& comm, std::span<const T> a, std::span<const T> b,
+                        std::size_t n, std::size_t m, std::span<T> g, algorithm alg,
+                        summation order = summation::fast);
+
+extern template void sum_outer_products<float>(const boost::mpi::communicator&, std::span<const float>,
+                                               std::span<const float>, std::size_t, std::size_t, std::span<float>,
+                                               algorithm, summation);
+extern template void sum_outer_products<double>(const boost::mpi::communicator&, std::span<const double>,
+                                                std::span<const double>, std::size_t, std::size_t, std::span<double>,
+                                                algorithm, summation);
+
+} // namespace treefold::dsop

@@ -1,0 +1,234 @@
+#include "treefold/dsop/dsop.hpp"
+
+#include "treefold/dsop/row_kernels.hpp"
+#include "treefold/layout/distribution.hpp"
+
+#include <boost/mpi/collectives/all_gather.hpp>
+#include <boost/mpi/collectives/all_gatherv.hpp>
+#include <boost/mpi/collectives/all_reduce.hpp>
+#include <boost/mpi/nonblocking.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <functional>
+#include <sstream>
+#include <stdexcept>
+#include <vector>
+
+namespace treefold::dsop {
+
+namespace mpi = boost::mpi;
+
+const char* name(algorithm a)
+{
+    switch (a) {
+    case algorithm::allgather: return "allgather";
+    case algorithm::allreduce: return "allreduce";
+    case algorithm::allreduce_ring: return "allreduce_ring";
+    case algorithm::generalized_rabenseifner: return "generalized_rabenseifner";
+    }
+    return "?";
+}
+
+algorithm parse_algorithm(const char* text)
+{
+    for (const auto a : {algorithm::allgather, algorithm::allreduce, algorithm::allreduce_ring,
+                         algorithm::generalized_rabenseifner}) {
+        if (std::strcmp(text, name(a)) == 0) {
+            return a;
+        }
+    }
+    throw std::invalid_argument(std::string("treefold: unknown DSOP algorithm '") + text +
+                                "' (want allgather, allreduce, allreduce_ring or generalized_rabenseifner)");
+}
+
+namespace {
+
+/// What every rank learns about the call: sizes, pair counts, and whether the arguments agree.
+struct call_shape {
+    std::vector<int> pairs; // pairs per rank
+    std::size_t total_pairs = 0;
+};
+
+call_shape validate(const mpi::communicator& comm, std::size_t a_size, std::size_t b_size, std::size_t n,
+                    std::size_t m, std::size_t g_size, algorithm alg, summation order)
+{
+    const bool shapes_ok = n > 0 && m > 0 && a_size % n == 0 && b_size % m == 0 && a_size / n == b_size / m &&
+                           g_size == n * m && a_size / n <= static_cast<std::size_t>(1) << 30;
+    const std::array<std::uint64_t, 6> mine{n, m, shapes_ok ? a_size / (n == 0 ? 1 : n) : 0, shapes_ok ? 1U : 0U,
+                                            static_cast<std::uint64_t>(alg), static_cast<std::uint64_t>(order)};
+    std::vector<std::uint64_t> all;
+    mpi::all_gather(comm, mine.data(), 6, all);
+    call_shape shape;
+    for (int r = 0; r < comm.size(); ++r) {
+        const auto* v = &all[6 * static_cast<std::size_t>(r)];
+        std::ostringstream msg;
+        if (v[3] == 0) {
+            msg << "treefold: rank " << r << " passed inconsistent DSOP buffers (need n, m > 0, a of k x n, b of k x m "
+                << "and g of n x m values)";
+        } else if (v[0] != all[0] || v[1] != all[1]) {
+            msg << "treefold: ranks disagree on the DSOP size: rank 0 has " << all[0] << " x " << all[1] << ", rank "
+                << r << " has " << v[0] << " x " << v[1];
+        } else if (v[4] != all[4] || v[5] != all[5]) {
+            msg << "treefold: ranks disagree on the DSOP algorithm or summation (rank " << r << " differs from rank 0)";
+        } else {
+            shape.pairs.push_back(static_cast<int>(v[2]));
+            shape.total_pairs += v[2];
+            continue;
+        }
+        throw std::invalid_argument(msg.str());
+    }
+    if (order == summation::reproducible &&
+        (alg == algorithm::allreduce || alg == algorithm::allreduce_ring)) {
+        throw std::invalid_argument(std::string("treefold: reproducible DSOP needs every pair on the rank that sums "
+                                                "it: use allgather or generalized_rabenseifner, not ") + name(alg));
+    }
+    return shape;
+}
+
+/// All pairs of all ranks, in rank order (K x n and K x m).
+template <class T>
+void gather_pairs(const mpi::communicator& comm, const call_shape& shape, std::span<const T> a, std::span<const T> b,
+                  std::size_t n, std::size_t m, std::vector<T>& all_a, std::vector<T>& all_b)
+{
+    std::vector<int> sizes_a(shape.pairs.size());
+    std::vector<int> sizes_b(shape.pairs.size());
+    for (std::size_t r = 0; r < shape.pairs.size(); ++r) {
+        sizes_a[r] = shape.pairs[r] * static_cast<int>(n);
+        sizes_b[r] = shape.pairs[r] * static_cast<int>(m);
+    }
+    all_a.resize(shape.total_pairs * n);
+    all_b.resize(shape.total_pairs * m);
+    mpi::all_gatherv(comm, a.data(), all_a.data(), sizes_a);
+    mpi::all_gatherv(comm, b.data(), all_b.data(), sizes_b);
+}
+
+/// Rows [first, first + rows.size() / m) of G from all pairs, in the requested order.
+template <class T>
+void compute_rows(std::span<T> rows, std::size_t first, std::span<const T> all_a, std::span<const T> all_b,
+                  std::size_t n, std::size_t m, std::size_t k_count, summation order)
+{
+    const std::size_t count = rows.size() / m;
+    if (order == summation::reproducible) {
+        std::vector<T> stack;
+        for (std::size_t i = 0; i < count; ++i) {
+            tree_row<T>(rows.subspan(i * m, m), first + i, all_a, n, all_b, m, k_count, stack);
+        }
+        if (k_count == 0) {
+            std::fill(rows.begin(), rows.end(), T{0});
+        }
+        return;
+    }
+    std::fill(rows.begin(), rows.end(), T{0});
+    for (std::size_t k = 0; k < k_count; ++k) { // pairs in rank order, left to right
+        for (std::size_t i = 0; i < count; ++i) {
+            add_scaled_row<T>(rows.subspan(i * m, m), all_a[k * n + first + i], all_b.subspan(k * m, m));
+        }
+    }
+}
+
+/// This rank's own outer products summed left to right into g.
+template <class T>
+void local_outer_products(std::span<T> g, std::span<const T> a, std::span<const T> b, std::size_t n, std::size_t m)
+{
+    compute_rows<T>(g, 0, a, b, n, m, a.size() / n, summation::fast);
+}
+
+/// Balanced split of `total` items over p ranks (remainder on the low ranks).
+std::vector<int> balanced(std::size_t total, int p)
+{
+    const auto counts = layout::even_lower(total, p);
+    return {counts.begin(), counts.end()};
+}
+
+/// Ring reduce-scatter then ring allgather of g (sum), chunks balanced over the ranks.
+template <class T>
+void ring_allreduce_sum(const mpi::communicator& comm, std::span<T> g)
+{
+    const int p = comm.size();
+    if (p == 1) {
+        return;
+    }
+    const auto counts = balanced(g.size(), p);
+    std::vector<std::size_t> offsets(static_cast<std::size_t>(p) + 1, 0);
+    for (int r = 0; r < p; ++r) {
+        offsets[static_cast<std::size_t>(r) + 1] = offsets[static_cast<std::size_t>(r)] + static_cast<std::size_t>(counts[static_cast<std::size_t>(r)]);
+    }
+    auto chunk = [&](int c) {
+        const auto i = static_cast<std::size_t>((c % p + p) % p);
+        return g.subspan(offsets[i], offsets[i + 1] - offsets[i]);
+    };
+    const int me = comm.rank();
+    const int right = (me + 1) % p;
+    const int left = (me + p - 1) % p;
+    std::vector<T> incoming(*std::max_element(counts.begin(), counts.end()));
+    // Reduce-scatter: after step s, chunk me - s - 1 holds the sum of s + 2 ranks' parts.
+    for (int s = 0; s < p - 1; ++s) {
+        const auto out = chunk(me - s);
+        const auto in = chunk(me - s - 1);
+        mpi::request send = comm.isend(right, 0, out.data(), static_cast<int>(out.size()));
+        comm.recv(left, 0, incoming.data(), static_cast<int>(in.size()));
+        send.wait();
+        add_rows<T>(in, std::span<const T>(incoming.data(), in.size()));
+    }
+    // Allgather: rank me owns the finished chunk me + 1; pass finished chunks around.
+    for (int s = 0; s < p - 1; ++s) {
+        const auto out = chunk(me + 1 - s);
+        const auto in = chunk(me - s);
+        mpi::request send = comm.isend(right, 1, out.data(), static_cast<int>(out.size()));
+        comm.recv(left, 1, in.data(), static_cast<int>(in.size()));
+        send.wait();
+    }
+}
+
+} // namespace
+
+template <class T>
+void sum_outer_products(const mpi::communicator& comm, std::span<const T> a, std::span<const T> b, std::size_t n,
+                        std::size_t m, std::span<T> g, algorithm alg, summation order)
+{
+    const call_shape shape = validate(comm, a.size(), b.size(), n, m, g.size(), alg, order);
+    switch (alg) {
+    case algorithm::allreduce: {
+        std::vector<T> mine(n * m);
+        local_outer_products<T>(mine, a, b, n, m);
+        mpi::all_reduce(comm, mine.data(), static_cast<int>(mine.size()), g.data(), std::plus<T>());
+        return;
+    }
+    case algorithm::allreduce_ring:
+        local_outer_products<T>(g, a, b, n, m);
+        ring_allreduce_sum<T>(comm, g);
+        return;
+    case algorithm::allgather: {
+        std::vector<T> all_a, all_b;
+        gather_pairs<T>(comm, shape, a, b, n, m, all_a, all_b);
+        compute_rows<T>(g, 0, all_a, all_b, n, m, shape.total_pairs, order);
+        return;
+    }
+    case algorithm::generalized_rabenseifner: {
+        std::vector<T> all_a, all_b;
+        gather_pairs<T>(comm, shape, a, b, n, m, all_a, all_b);
+        const auto rows = balanced(n, comm.size());
+        std::size_t first = 0;
+        for (int r = 0; r < comm.rank(); ++r) {
+            first += static_cast<std::size_t>(rows[static_cast<std::size_t>(r)]);
+        }
+        std::vector<T> block(static_cast<std::size_t>(rows[static_cast<std::size_t>(comm.rank())]) * m);
+        compute_rows<T>(block, first, all_a, all_b, n, m, shape.total_pairs, order);
+        std::vector<int> sizes(rows.size());
+        for (std::size_t r = 0; r < rows.size(); ++r) {
+            sizes[r] = rows[r] * static_cast<int>(m);
+        }
+        mpi::all_gatherv(comm, block.data(), g.data(), sizes);
+        return;
+    }
+    }
+}
+
+template void sum_outer_products<float>(const mpi::communicator&, std::span<const float>, std::span<const float>,
+                                        std::size_t, std::size_t, std::span<float>, algorithm, summation);
+template void sum_outer_products<double>(const mpi::communicator&, std::span<const double>, std::span<const double>,
+                                         std::size_t, std::size_t, std::span<double>, algorithm, summation);
+
+} // namespace treefold::dsop
