@@ -7,7 +7,9 @@
 #include "treefold/collective/tree_reduce.hpp"
 #include "treefold/collective/tree_shape.hpp"
 
+#include <algorithm>
 #include <cstddef>
+#include <cstring>
 #include <vector>
 
 namespace treefold::collective {
@@ -110,28 +112,54 @@ constexpr shape_ops ops_of()
             &one_port_rounds<Shape>};
 }
 
-/// A scratch buffer for `count` elements of a datatype (laid out by extent, sized by the
-/// true extent), addressed as MPI expects.
-class type_buffer {
-public:
-    type_buffer() = default;
-    type_buffer(int count, MPI_Aint extent, MPI_Aint true_lb, MPI_Aint true_extent)
-        : bytes_(static_cast<std::size_t>(true_extent + (count - 1) * extent)), true_lb_(true_lb)
-    {
-    }
-    void* get()
-    {
-        if (storage_.empty()) {
-            storage_.resize(bytes_ == 0 ? 1 : bytes_);
-        }
-        return storage_.data() - true_lb_;
-    }
+/// Scratch space for whole messages, kept per thread between calls: fresh large blocks cost
+/// page faults and zero-filling on every call (glibc maps blocks of 128 KiB and more anew).
+thread_local std::vector<std::vector<unsigned char>> scratch_pool;
 
-private:
-    std::size_t bytes_ = 0;
-    MPI_Aint true_lb_ = 0;
-    std::vector<unsigned char> storage_;
+/// How a datatype lays out `count` elements.
+struct type_layout {
+    int count = 0;
+    MPI_Aint extent = 0;
+    MPI_Aint true_lb = 0;
+    MPI_Aint true_extent = 0;
+    int size = 0;
+
+    std::size_t span_bytes() const { return static_cast<std::size_t>(true_extent + (count - 1) * extent); }
+    /// No holes: the data is the bytes [true_lb, true_lb + count * extent).
+    bool contiguous() const { return size == extent && true_extent == extent; }
 };
+
+/// Scratch slot `slot` sized for the layout, addressed as MPI expects (buffer - true_lb).
+/// reserve_slots() must have been called with a larger count first.
+void* scratch(std::size_t slot, const type_layout& t)
+{
+    auto& bytes = scratch_pool[slot];
+    const std::size_t want = std::max<std::size_t>(1, t.span_bytes());
+    if (bytes.size() < want) {
+        bytes.resize(want);
+    }
+    return bytes.data() - t.true_lb;
+}
+
+void reserve_slots(std::size_t slots)
+{
+    if (scratch_pool.size() < slots) {
+        scratch_pool.resize(slots);
+    }
+}
+
+/// Copies `count` elements from `from` to `to` (same datatype): memcpy when the type has no
+/// holes, else a message to self on the private communicator.
+int copy_elements(const void* from, void* to, MPI_Datatype datatype, const type_layout& t, MPI_Comm pc, int me)
+{
+    if (t.contiguous()) {
+        std::memcpy(static_cast<unsigned char*>(to) + t.true_lb, static_cast<const unsigned char*>(from) + t.true_lb,
+                    static_cast<std::size_t>(t.count) * static_cast<std::size_t>(t.extent));
+        return MPI_SUCCESS;
+    }
+    return MPI_Sendrecv(from, t.count, datatype, me, tag_copy, to, t.count, datatype, me, tag_copy, pc,
+                        MPI_STATUS_IGNORE);
+}
 
 /// Checks everything every rank sees the same way (MPI requires equal root, count, type
 /// and op on all ranks). MPI_SUCCESS or an error class; no communication.
@@ -192,17 +220,15 @@ int reduce_along(const shape_ops& shape, const void* sendbuf, void* recvbuf, int
     if (rc != MPI_SUCCESS) {
         return rc;
     }
+    type_layout t;
+    t.count = count;
     MPI_Aint lb = 0;
-    MPI_Aint extent = 0;
-    MPI_Aint true_lb = 0;
-    MPI_Aint true_extent = 0;
-    int type_size = 0;
-    if ((rc = MPI_Type_get_extent(datatype, &lb, &extent)) != MPI_SUCCESS ||
-        (rc = MPI_Type_get_true_extent(datatype, &true_lb, &true_extent)) != MPI_SUCCESS ||
-        (rc = MPI_Type_size(datatype, &type_size)) != MPI_SUCCESS) {
+    if ((rc = MPI_Type_get_extent(datatype, &lb, &t.extent)) != MPI_SUCCESS ||
+        (rc = MPI_Type_get_true_extent(datatype, &t.true_lb, &t.true_extent)) != MPI_SUCCESS ||
+        (rc = MPI_Type_size(datatype, &t.size)) != MPI_SUCCESS) {
         return rc;
     }
-    const long long message_bytes = static_cast<long long>(type_size) * count;
+    const long long message_bytes = static_cast<long long>(t.size) * count;
 
     const int top = shape.root(p);
     const int parent = shape.parent(me, p);
@@ -234,40 +260,23 @@ int reduce_along(const shape_ops& shape, const void* sendbuf, void* recvbuf, int
 
     // Buffers: the last piece's buffer is recvbuf on the delivering root unless the own
     // input lives there (MPI_IN_PLACE) and would be overwritten before it is read.
-    std::vector<type_buffer> child_buffers(children.size());
+    // Scratch slots: child k uses slot k, the own copy slot children.size(), a discarded
+    // result slot children.size() + 1.
+    const std::size_t own_slot = children.size();
+    reserve_slots(children.size() + 2);
     std::vector<void*> piece_buffer(pieces.size(), nullptr);
     const bool own_written = pieces.size() > 1 && (shape.fold_from_right ? own_at == last : own_at != 0);
-    type_buffer own_copy;
-    if (!failed) {
-        for (std::size_t k = 0; k < pieces.size(); ++k) {
-            const bool final_slot = delivers && k == last;
-            if (pieces[k] >= 0) {
-                if (final_slot && !in_place) {
-                    piece_buffer[k] = recvbuf;
-                } else {
-                    auto& b = child_buffers[static_cast<std::size_t>(pieces[k])];
-                    b = type_buffer(count, extent, true_lb, true_extent);
-                    piece_buffer[k] = b.get();
-                }
-            } else if (own_written) {
-                if (final_slot || (delivers && in_place)) {
-                    piece_buffer[k] = recvbuf; // in place: already there
-                } else {
-                    own_copy = type_buffer(count, extent, true_lb, true_extent);
-                    piece_buffer[k] = own_copy.get();
-                }
-            } else {
-                piece_buffer[k] = const_cast<void*>(own); // only ever read
-            }
-        }
-    } else {
-        // Nothing will be combined: receive children into scratch just to let them finish.
-        for (std::size_t k = 0; k < pieces.size(); ++k) {
-            if (pieces[k] >= 0) {
-                auto& b = child_buffers[static_cast<std::size_t>(pieces[k])];
-                b = type_buffer(count, extent, true_lb, true_extent);
-                piece_buffer[k] = b.get();
-            }
+    for (std::size_t k = 0; k < pieces.size(); ++k) {
+        const bool final_slot = delivers && k == last && !failed;
+        if (pieces[k] >= 0) {
+            piece_buffer[k] = final_slot && !in_place ? recvbuf : scratch(static_cast<std::size_t>(pieces[k]), t);
+        } else if (failed) {
+            piece_buffer[k] = nullptr; // never used
+        } else if (own_written) {
+            // On the delivering root the own value is built in recvbuf (in place: already there).
+            piece_buffer[k] = final_slot || (delivers && in_place) ? recvbuf : scratch(own_slot, t);
+        } else {
+            piece_buffer[k] = const_cast<void*>(own); // only ever read
         }
     }
 
@@ -282,8 +291,7 @@ int reduce_along(const shape_ops& shape, const void* sendbuf, void* recvbuf, int
         }
     }
     if (!failed && own_written && piece_buffer[own_at] != own) {
-        rc = MPI_Sendrecv(own, count, datatype, me, tag_copy, piece_buffer[own_at], count, datatype, me, tag_copy,
-                          pc, MPI_STATUS_IGNORE);
+        rc = copy_elements(own, piece_buffer[own_at], datatype, t, pc, me);
         if (rc != MPI_SUCCESS) {
             return rc;
         }
@@ -328,20 +336,14 @@ int reduce_along(const shape_ops& shape, const void* sendbuf, void* recvbuf, int
         last_counters.messages += 1;
         last_counters.bytes += failed ? 0 : message_bytes;
     } else if (!failed && acc != recvbuf) {
-        rc = MPI_Sendrecv(acc, count, datatype, me, tag_copy, recvbuf, count, datatype, me, tag_copy, pc,
-                          MPI_STATUS_IGNORE);
+        rc = copy_elements(acc, recvbuf, datatype, t, pc, me);
     }
     if (rc != MPI_SUCCESS) {
         return rc;
     }
     if (me == root && me != top) {
         // After this rank's own part: with MPI_IN_PLACE its input was in recvbuf.
-        type_buffer discard;
-        void* into = recvbuf;
-        if (failed) {
-            discard = type_buffer(count, extent, true_lb, true_extent);
-            into = discard.get();
-        }
+        void* into = failed ? scratch(own_slot + 1, t) : recvbuf;
         MPI_Status status;
         rc = MPI_Recv(into, count, datatype, top, MPI_ANY_TAG, pc, &status);
         if (rc != MPI_SUCCESS) {
