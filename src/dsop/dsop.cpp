@@ -121,8 +121,10 @@ void compute_rows(std::span<T> rows, std::size_t first, std::span<const T> all_a
         return;
     }
     std::fill(rows.begin(), rows.end(), T{0});
-    for (std::size_t k = 0; k < k_count; ++k) { // pairs in rank order, left to right
-        for (std::size_t i = 0; i < count; ++i) {
+    // Row by row, so one row of G stays in cache while every pair (in rank order, left to
+    // right) is added to it; the order per entry is the same as pair-by-pair.
+    for (std::size_t i = 0; i < count; ++i) {
+        for (std::size_t k = 0; k < k_count; ++k) {
             add_scaled_row<T>(rows.subspan(i * m, m), all_a[k * n + first + i], all_b.subspan(k * m, m));
         }
     }
@@ -191,9 +193,8 @@ void sum_outer_products(const mpi::communicator& comm, std::span<const T> a, std
     const call_shape shape = validate(comm, a.size(), b.size(), n, m, g.size(), alg, order);
     switch (alg) {
     case algorithm::allreduce: {
-        std::vector<T> mine(n * m);
-        local_outer_products<T>(mine, a, b, n, m);
-        mpi::all_reduce(comm, mine.data(), static_cast<int>(mine.size()), g.data(), std::plus<T>());
+        local_outer_products<T>(g, a, b, n, m);
+        mpi::all_reduce(comm, mpi::inplace(g.data()), static_cast<int>(g.size()), std::plus<T>());
         return;
     }
     case algorithm::allreduce_ring:
@@ -214,13 +215,18 @@ void sum_outer_products(const mpi::communicator& comm, std::span<const T> a, std
         for (int r = 0; r < comm.rank(); ++r) {
             first += static_cast<std::size_t>(rows[static_cast<std::size_t>(r)]);
         }
-        std::vector<T> block(static_cast<std::size_t>(rows[static_cast<std::size_t>(comm.rank())]) * m);
-        compute_rows<T>(block, first, all_a, all_b, n, m, shape.total_pairs, order);
+        // This rank's rows go straight to their place in g; the gather then fills the rest in
+        // place (raw MPI: Boost.MPI's all_gatherv has no in-place form).
+        const std::size_t mine = static_cast<std::size_t>(rows[static_cast<std::size_t>(comm.rank())]) * m;
+        compute_rows<T>(g.subspan(first * m, mine), first, all_a, all_b, n, m, shape.total_pairs, order);
         std::vector<int> sizes(rows.size());
+        std::vector<int> displs(rows.size());
         for (std::size_t r = 0; r < rows.size(); ++r) {
             sizes[r] = rows[r] * static_cast<int>(m);
+            displs[r] = r == 0 ? 0 : displs[r - 1] + sizes[r - 1];
         }
-        mpi::all_gatherv(comm, block.data(), g.data(), sizes);
+        MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, g.data(), sizes.data(), displs.data(),
+                       mpi::get_mpi_datatype<T>(), static_cast<MPI_Comm>(comm));
         return;
     }
     }

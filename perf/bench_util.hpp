@@ -1,0 +1,35 @@
+#pragma once
+// Shared by the MPI benchmark programs: robust statistics and the machine description.
+
+#include <algorithm>
+#include <cstddef>
+#include <string>
+#include <thread>
+#include <unistd.h>
+#include <vector>
+
+namespace treefold::perf {
+
+/// The q-quantile (0..1) of `v` by nearest rank (v is copied and sorted).
+inline double quantile(std::vector<double> v, double q)
+{
+    if (v.empty()) {
+        return 0.0;
+    }
+    std::sort(v.begin(), v.end());
+    const auto i = static_cast<std::size_t>(q * static_cast<double>(v.size() - 1) + 0.5);
+    return v[std::min(i, v.size() - 1)];
+}
+
+/// Host name and core count, for the CSV's machine column.
+inline std::string machine()
+{
+    char host[256] = {};
+    ::gethostname(host, sizeof host - 1);
+    return std::string(host) + "/" + std::to_string(std::thread::hardware_concurrency()) + "cores";
+}
+
+/// True when p ranks exceed the cores of this machine (timings are then oversubscribed).
+inline bool oversubscribed(int p) { return static_cast<unsigned>(p) > std::thread::hardware_concurrency(); }
+
+} // namespace treefold::perf

@@ -1,0 +1,5 @@
+# DSOP benchmark: mpirun -n P build/.../perf/dsop_bench [--sizes 500,1000,2000,4000]
+find_package(Boost 1.74 REQUIRED COMPONENTS program_options)
+add_executable(dsop_bench ${CMAKE_CURRENT_LIST_DIR}/dsop_bench.cpp)
+target_link_libraries(dsop_bench PRIVATE treefold::treefold Boost::program_options)
+treefold_target_flags(dsop_bench)
