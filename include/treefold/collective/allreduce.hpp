@@ -1,0 +1,276 @@
+#pragma once
+/// Allreduce over a Boost.MPI communicator.
+///
+/// - schedule_allreduce: any valid schedule (recursive doubling, recursive multiplying,
+///   collapse/merge folds), any element type (trivially copyable types as raw bytes, others
+///   through Boost.Serialization) and any callable associative operator, commutative or not:
+///   every rank returns the p values combined in rank order, with the same bits everywhere.
+/// - ring_allreduce and rabenseifner_allreduce: long vectors of trivially copyable values with
+///   an element-wise commutative operator (reduce-scatter + allgather). Each element is
+///   combined by exactly one rank and then copied, so all ranks hold identical bits; the
+///   order in which the ranks' values are combined depends on p (use the schedules when it
+///   must not).
+
+#include "treefold/collective/schedule.hpp"
+#include "treefold/collective/schedule_run.hpp"
+#include "treefold/exchange/wire.hpp"
+
+#include <boost/mpi/communicator.hpp>
+#include <boost/mpi/nonblocking.hpp>
+#include <boost/mpi/packed_iarchive.hpp>
+#include <boost/mpi/packed_oarchive.hpp>
+
+#include <cstddef>
+#include <cstring>
+#include <exception>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace treefold::collective {
+
+namespace detail {
+
+/// One value per partial; raw bytes or a packed archive.
+template <class T, class Op>
+struct value_codec {
+    using partial = T;
+    static constexpr bool raw = std::is_trivially_copyable_v<T>;
+
+    Op* op;
+    boost::mpi::communicator comm;
+
+    std::size_t fixed_bytes(int /*lo*/, int /*hi*/) const { return raw ? sizeof(T) : 0; }
+
+    void write(const T& v, std::vector<char>& out) const
+    {
+        if constexpr (raw) {
+            const std::size_t at = out.size();
+            out.resize(at + sizeof(T));
+            std::memcpy(out.data() + at, &v, sizeof(T));
+        } else {
+            boost::mpi::packed_oarchive archive(comm);
+            archive << v;
+            const auto* bytes = static_cast<const char*>(archive.address());
+            out.insert(out.end(), bytes, bytes + archive.size());
+        }
+    }
+
+    T read(const char* data, std::size_t n, int /*lo*/, int /*hi*/) const
+    {
+        T v{};
+        if constexpr (raw) {
+            if (n != sizeof(T)) {
+                throw std::logic_error("treefold: schedule message of unexpected size (internal error)");
+            }
+            std::memcpy(&v, data, sizeof(T));
+        } else {
+            boost::mpi::packed_iarchive archive(comm, n);
+            std::memcpy(archive.address(), data, n);
+            archive >> v;
+        }
+        return v;
+    }
+
+    void combine(T& left, T&& right) { left = (*op)(std::as_const(left), std::as_const(right)); }
+};
+
+/// Rethrows a schedule run's failure: this rank's own exception first, else the remote one.
+inline void throw_failure(const std::optional<exchange::failure>& failed, const std::exception_ptr& own)
+{
+    if (own) {
+        std::rethrow_exception(own);
+    }
+    if (failed) {
+        throw exchange::remote_failure(*failed);
+    }
+}
+
+} // namespace detail
+
+/// Allreduce of one value per rank along schedule `s`: every rank returns
+/// op(...op(op(v_0, v_1), v_2)..., v_{p-1}) grouped as the schedule dictates, which for an
+/// associative operator is the rank-order product, bit-identical on every rank.
+///
+/// Collective; `s` must be the same on every rank. Throws std::invalid_argument on every rank
+/// (before any message) if `s` does not fit comm.size(). If the operator throws on a rank,
+/// the schedule still completes (failures travel in place of values): that rank rethrows
+/// the operator's exception and every rank whose result depends on the failed step throws
+/// exchange::remote_failure. Messages use tag collective::schedule_tag on `comm`.
+template <class T, class Op>
+T schedule_allreduce(const boost::mpi::communicator& comm, const schedule& s, const T& value, Op op,
+                     exchange::counters* count = nullptr)
+{
+    static_assert(std::is_invocable_r_v<T, Op&, const T&, const T&>,
+                  "treefold: the operator must be callable as T op(const T& left, const T& right)");
+    detail::schedule_runner runner(comm, s);
+    detail::value_codec<T, Op> codec{&op, comm};
+    T mine = value;
+    exchange::counters local;
+    std::exception_ptr own;
+    const auto failed = runner.run(mine, codec, std::nullopt, count ? *count : local, own);
+    detail::throw_failure(failed, own);
+    return mine;
+}
+
+namespace detail {
+
+inline constexpr int ring_tag = 0x5cee;
+
+template <class T>
+void exchange_bytes(const boost::mpi::communicator& comm, int to, const T* send, std::size_t ns, int from, T* recv,
+                    std::size_t nr, exchange::counters& count)
+{
+    boost::mpi::request reqs[2];
+    reqs[0] = comm.irecv(from, ring_tag, reinterpret_cast<char*>(recv), static_cast<int>(nr * sizeof(T)));
+    reqs[1] = comm.isend(to, ring_tag, reinterpret_cast<const char*>(send), static_cast<int>(ns * sizeof(T)));
+    ++count.messages;
+    count.bytes += ns * sizeof(T);
+    boost::mpi::wait_all(reqs, reqs + 2);
+}
+
+inline std::size_t chunk_start(std::size_t n, int p, int i)
+{
+    return n * static_cast<std::size_t>(i) / static_cast<std::size_t>(p);
+}
+
+} // namespace detail
+
+/// Ring allreduce (p−1 reduce-scatter steps, p−1 allgather steps) of `data`, in place, with
+/// an element-wise commutative and associative operator. `data.size()` must be the same on
+/// every rank (not checked: a mismatch is an MPI truncation error).
+template <class T, class Op>
+void ring_allreduce(const boost::mpi::communicator& comm, std::span<T> data, Op op,
+                    exchange::counters* count = nullptr)
+{
+    static_assert(std::is_trivially_copyable_v<T>, "treefold: ring allreduce needs trivially copyable values");
+    exchange::counters local;
+    exchange::counters& c = count ? *count : local;
+    const int p = comm.size();
+    const int me = comm.rank();
+    const std::size_t n = data.size();
+    if (p == 1) {
+        return;
+    }
+    const int right = (me + 1) % p;
+    const int left = (me + p - 1) % p;
+    std::vector<T> incoming(n / static_cast<std::size_t>(p) + 1);
+    auto chunk = [&](int i) {
+        i = ((i % p) + p) % p;
+        return std::pair{detail::chunk_start(n, p, i), detail::chunk_start(n, p, i + 1)};
+    };
+    // Reduce-scatter: after step s, chunk (me - s - 1) holds s + 2 ranks' values here.
+    for (int s = 0; s < p - 1; ++s) {
+        const auto [sb, se] = chunk(me - s);
+        const auto [rb, re] = chunk(me - s - 1);
+        detail::exchange_bytes(comm, right, data.data() + sb, se - sb, left, incoming.data(), re - rb, c);
+        for (std::size_t i = rb; i < re; ++i) {
+            data[i] = op(std::as_const(incoming[i - rb]), std::as_const(data[i]));
+        }
+    }
+    // Allgather: chunk (me + 1) is complete here; pass complete chunks to the right.
+    for (int s = 0; s < p - 1; ++s) {
+        const auto [sb, se] = chunk(me + 1 - s);
+        const auto [rb, re] = chunk(me - s);
+        detail::exchange_bytes(comm, right, data.data() + sb, se - sb, left, data.data() + rb, re - rb, c);
+    }
+}
+
+/// Rabenseifner allreduce (recursive-halving reduce-scatter + recursive-doubling allgather;
+/// for p not a power of two the first 2r ranks pair up first), in place, with an element-wise
+/// commutative and associative operator. `data.size()` must be the same on every rank.
+template <class T, class Op>
+void rabenseifner_allreduce(const boost::mpi::communicator& comm, std::span<T> data, Op op,
+                            exchange::counters* count = nullptr)
+{
+    static_assert(std::is_trivially_copyable_v<T>,
+                  "treefold: Rabenseifner allreduce needs trivially copyable values");
+    exchange::counters local;
+    exchange::counters& c = count ? *count : local;
+    const int p = comm.size();
+    const int me = comm.rank();
+    const std::size_t n = data.size();
+    if (p == 1) {
+        return;
+    }
+    int q = 1;
+    while (q * 2 <= p) {
+        q *= 2;
+    }
+    const int r = p - q;
+    std::vector<T> incoming(n);
+    // Pair up: in the first 2r ranks, even ranks hand their vector to the odd neighbour.
+    int v = -1; // rank among the q power-of-two participants
+    if (me < 2 * r) {
+        if (me % 2 == 0) {
+            comm.send(me + 1, detail::ring_tag, reinterpret_cast<const char*>(data.data()),
+                      static_cast<int>(n * sizeof(T)));
+            ++c.messages;
+            c.bytes += n * sizeof(T);
+        } else {
+            comm.recv(me - 1, detail::ring_tag, reinterpret_cast<char*>(incoming.data()),
+                      static_cast<int>(n * sizeof(T)));
+            for (std::size_t i = 0; i < n; ++i) {
+                data[i] = op(std::as_const(incoming[i]), std::as_const(data[i]));
+            }
+            v = me / 2;
+        }
+    } else {
+        v = me - r;
+    }
+    auto real = [&](int w) { return w < r ? 2 * w + 1 : w + r; };
+    if (v >= 0) {
+        // Recursive halving: keep the half on my side of the partner, send the other.
+        std::size_t lo = 0;
+        std::size_t hi = n;
+        std::vector<std::pair<std::size_t, std::size_t>> kept; // segment before each halving
+        for (int d = q / 2; d >= 1; d /= 2) {
+            const int partner = v ^ d;
+            const std::size_t mid = lo + (hi - lo) / 2;
+            kept.push_back({lo, hi});
+            const bool lower = (v & d) == 0;
+            const std::size_t kb = lower ? lo : mid;
+            const std::size_t ke = lower ? mid : hi;
+            const std::size_t sb = lower ? mid : lo;
+            const std::size_t se = lower ? hi : mid;
+            detail::exchange_bytes(comm, real(partner), data.data() + sb, se - sb, real(partner), incoming.data(),
+                                   ke - kb, c);
+            for (std::size_t i = kb; i < ke; ++i) {
+                data[i] = lower ? op(std::as_const(data[i]), std::as_const(incoming[i - kb]))
+                                : op(std::as_const(incoming[i - kb]), std::as_const(data[i]));
+            }
+            lo = kb;
+            hi = ke;
+        }
+        // Recursive doubling allgather: undo the halvings in reverse order.
+        for (int d = 1, k = static_cast<int>(kept.size()) - 1; d < q; d *= 2, --k) {
+            const int partner = v ^ d;
+            const auto [plo, phi] = kept[static_cast<std::size_t>(k)];
+            const bool lower = (v & d) == 0;
+            const std::size_t mid = plo + (phi - plo) / 2;
+            const std::size_t rb = lower ? mid : plo;
+            const std::size_t re = lower ? phi : mid;
+            detail::exchange_bytes(comm, real(partner), data.data() + lo, hi - lo, real(partner), data.data() + rb,
+                                   re - rb, c);
+            lo = plo;
+            hi = phi;
+        }
+    }
+    // Hand the result back to the even ranks of the first 2r.
+    if (me < 2 * r) {
+        if (me % 2 == 1) {
+            comm.send(me - 1, detail::ring_tag, reinterpret_cast<const char*>(data.data()),
+                      static_cast<int>(n * sizeof(T)));
+            ++c.messages;
+            c.bytes += n * sizeof(T);
+        } else {
+            comm.recv(me + 1, detail::ring_tag, reinterpret_cast<char*>(data.data()),
+                      static_cast<int>(n * sizeof(T)));
+        }
+    }
+}
+
+} // namespace treefold::collective

@@ -1,0 +1,201 @@
+#pragma once
+/// The schedule exchange: the reproducible reducer's frontiers combined by an allreduce
+/// schedule, leaving the root on every rank (no broadcast).
+///
+/// Positions are the ranks in index order (layout.index_order()), so a contiguous range of
+/// positions is a contiguous index range and its partial value is that range's frontier.
+/// Each rank turns its block into a frontier with the local kernel; the schedule executor
+/// (collective/schedule_run.hpp) then merges frontiers of adjacent ranges left to right.
+/// The nodes of every frontier that travels are known from the layout, so only values go on
+/// the wire. Frontier merges are exact, so the root has the tree's bits on every rank.
+
+#include "treefold/collective/schedule.hpp"
+#include "treefold/collective/schedule_run.hpp"
+#include "treefold/exchange/wire.hpp"
+#include "treefold/frontier.hpp"
+#include "treefold/layout/block_layout.hpp"
+#include "treefold/model/pipelining.hpp"
+#include "treefold/tree/decompose.hpp"
+
+#include <boost/mpi/communicator.hpp>
+#include <boost/mpi/packed_iarchive.hpp>
+#include <boost/mpi/packed_oarchive.hpp>
+
+#include <cstring>
+#include <exception>
+#include <optional>
+#include <stdexcept>
+#include <type_traits>
+#include <vector>
+
+namespace treefold::exchange {
+
+/// Schedule generators usable as the `Generator` of exchange::scheduled: a type with
+/// `static collective::schedule make(int p)`. Write your own to run any fixed schedule.
+namespace schedules {
+/// Recursive doubling (collapse/expand when p is not a power of two).
+struct recursive_doubling {
+    static constexpr const char* name = "recursive_doubling";
+    static collective::schedule make(int p) { return collective::recursive_doubling(p); }
+};
+/// The model heuristic with the default parameters (α_p/α_r = 0.88/0.38).
+struct heuristic {
+    static constexpr const char* name = "heuristic";
+    static collective::schedule make(int p) { return model::heuristic(p, model::params{}); }
+};
+/// The least modelled time with the default parameters.
+struct best {
+    static constexpr const char* name = "best";
+    static collective::schedule make(int p) { return model::best(p, model::params{}); }
+};
+} // namespace schedules
+
+/// Exchange policy: frontiers merged along the schedule Generator::make(p) (see file comment).
+template <class Generator = schedules::recursive_doubling>
+struct scheduled {
+    static constexpr const char* name = Generator::name;
+
+    template <class T>
+    class plan {
+    public:
+        /// The result is on every rank after run(): the reducer skips its broadcast.
+        static constexpr bool result_everywhere = true;
+
+        plan(const boost::mpi::communicator& comm, const layout::block_layout& layout)
+            : comm_(comm), n_(layout.size()), runner_(comm, Generator::make(comm.size()), positions(layout))
+        {
+            const int p = layout.ranks();
+            const auto order = layout.index_order();
+            starts_.assign(static_cast<std::size_t>(p) + 1, n_);
+            for (int i = 0; i < p; ++i) {
+                const auto& b = layout.block_of(order[static_cast<std::size_t>(i)]);
+                if (b.count > 0) {
+                    starts_[static_cast<std::size_t>(i)] = b.start;
+                }
+            }
+            const layout::block b = layout.block_of(comm.rank());
+            s_ = b.start;
+            if (b.count > 0) {
+                local_nodes_ = treefold::tree::maximal_nodes(b.start, b.end(), n_);
+            }
+        }
+
+        /// Every rank ends with the result; kept for the reducer's interface.
+        int finisher() const { return 0; }
+        /// The schedule this plan runs.
+        const collective::schedule& schedule() const { return runner_.plan(); }
+
+        /// Runs the exchange; same contract as direct::plan::run, except that every rank's
+        /// outcome holds the root (or the failure).
+        template <class Kernel, class Op>
+        outcome<T> run(const T* local, Op& op, std::optional<failure> failed, counters& count,
+                       std::exception_ptr& own_error)
+        {
+            frontier<T> mine(n_);
+            if (!failed) {
+                try {
+                    for (const auto& v : local_nodes_) {
+                        mine.push(v, Kernel::reduce_node(local + (v.x - s_), treefold::tree::cover_size(v, n_), op), op);
+                    }
+                } catch (...) {
+                    own_error = std::current_exception();
+                    failed = failure{failure::code::op_threw, comm_.rank(), 0, 0};
+                }
+            }
+            codec<Op> c{this, &op};
+            failed = runner_.run(mine, c, failed, count, own_error);
+            outcome<T> out;
+            out.failed = failed;
+            if (!failed && n_ > 0) {
+                out.value = mine.pop_back();
+            }
+            return out;
+        }
+
+    private:
+        static std::vector<int> positions(const layout::block_layout& layout)
+        {
+            const auto order = layout.index_order();
+            return {order.begin(), order.end()};
+        }
+
+        /// Frontier values travel; nodes come from the layout.
+        template <class Op>
+        struct codec {
+            using partial = frontier<T>;
+            static constexpr bool raw = std::is_trivially_copyable_v<T>;
+            const plan* self;
+            Op* op;
+
+            std::vector<treefold::tree::node> nodes(int lo, int hi) const
+            {
+                const auto s = self->starts_[static_cast<std::size_t>(lo)];
+                const auto e = self->starts_[static_cast<std::size_t>(hi)];
+                return s < e ? treefold::tree::maximal_nodes(s, e, self->n_) : std::vector<treefold::tree::node>{};
+            }
+
+            std::size_t fixed_bytes(int lo, int hi) const
+            {
+                // Empty ranges still need a posted buffer: one byte stands for "no values".
+                return raw ? std::max<std::size_t>(1, nodes(lo, hi).size() * sizeof(T)) : 0;
+            }
+
+            void write(const partial& f, std::vector<char>& out) const
+            {
+                const auto values = f.values();
+                if constexpr (raw) {
+                    const std::size_t at = out.size();
+                    out.resize(at + values.size() * sizeof(T));
+                    if (!values.empty()) {
+                        std::memcpy(out.data() + at, values.data(), values.size() * sizeof(T));
+                    }
+                } else {
+                    boost::mpi::packed_oarchive archive(self->comm_);
+                    for (const T& v : values) {
+                        archive << v;
+                    }
+                    const auto* bytes = static_cast<const char*>(archive.address());
+                    out.insert(out.end(), bytes, bytes + archive.size());
+                }
+            }
+
+            partial read(const char* data, std::size_t n, int lo, int hi) const
+            {
+                const auto ns = nodes(lo, hi);
+                partial f(self->n_);
+                if constexpr (raw) {
+                    if (n != ns.size() * sizeof(T)) {
+                        throw std::logic_error("treefold: frontier of unexpected size (internal error)");
+                    }
+                    for (std::size_t i = 0; i < ns.size(); ++i) {
+                        T v;
+                        std::memcpy(static_cast<void*>(&v), data + i * sizeof(T), sizeof(T));
+                        f.push(ns[i], std::move(v), *op); // maximal nodes never combine: no op call
+                    }
+                } else {
+                    boost::mpi::packed_iarchive archive(self->comm_, n);
+                    if (n > 0) {
+                        std::memcpy(archive.address(), data, n);
+                    }
+                    for (const auto& v : ns) {
+                        T value{};
+                        archive >> value;
+                        f.push(v, std::move(value), *op);
+                    }
+                }
+                return f;
+            }
+
+            void combine(partial& left, partial&& right) { left.merge(right, *op); }
+        };
+
+        boost::mpi::communicator comm_;
+        treefold::tree::index_t n_;
+        treefold::tree::index_t s_ = 0;
+        std::vector<treefold::tree::index_t> starts_; // index start by position, n for empty
+        std::vector<treefold::tree::node> local_nodes_;
+        collective::detail::schedule_runner runner_;
+    };
+};
+
+} // namespace treefold::exchange

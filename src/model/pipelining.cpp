@@ -1,0 +1,369 @@
+// The pipelining model: Lambert-W formulas, their numerical checks, modelled time, the
+// heuristic and the exact search (see include/treefold/model/pipelining.hpp).
+#include "treefold/model/pipelining.hpp"
+
+#include <boost/math/special_functions/lambert_w.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <numbers>
+#include <sstream>
+#include <stdexcept>
+#include <vector>
+
+namespace treefold::model {
+
+using collective::schedule;
+
+void params::check() const
+{
+    if (!std::isfinite(alpha_p) || !std::isfinite(alpha_r) || alpha_p < 0 || alpha_r <= 0) {
+        std::ostringstream os;
+        os << "treefold: model parameters need finite alpha_p >= 0 and alpha_r > 0, got alpha_p = " << alpha_p
+           << ", alpha_r = " << alpha_r;
+        throw std::invalid_argument(os.str());
+    }
+}
+
+namespace {
+
+void check_ratio(double c)
+{
+    if (!std::isfinite(c) || c < 0) {
+        throw std::invalid_argument("treefold: alpha_p/alpha_r must be finite and >= 0, got " + std::to_string(c));
+    }
+}
+
+/// Lambert W arguments computed in floating point may fall a hair below the branch point.
+double clamp_branch(double x) { return std::max(x, -std::exp(-1.0)); }
+
+} // namespace
+
+double b_opt(double c)
+{
+    check_ratio(c);
+    // u = b+1 solves u ln u − u = c − 1; with ln u = z + 1: z e^z = (c−1)/e.
+    const double w = boost::math::lambert_w0(clamp_branch((c - 1.0) / std::numbers::e));
+    return std::exp(w + 1.0) - 1.0;
+}
+
+double b_upper(double c)
+{
+    check_ratio(c);
+    // u = b+1 solves (c−1+u) ln2 = (c+1) ln u, i.e. (−ku) e^{−ku} = −k e^{k(c−1)} = −2k e^{−2k}
+    // with k = ln2/(c+1). u = 2 is the trivial root; the other lies on the other branch.
+    const double k = std::numbers::ln2 / (c + 1.0);
+    const double x = clamp_branch(-2.0 * k * std::exp(-2.0 * k));
+    const double w = 2.0 * k < 1.0 ? boost::math::lambert_wm1(x) : boost::math::lambert_w0(x);
+    return -w / k - 1.0;
+}
+
+double b_opt_numeric(double c)
+{
+    check_ratio(c);
+    // Golden section on t = ln b of g(b) = (c+b)/ln(b+1), unimodal in t.
+    auto g = [c](double t) {
+        const double b = std::exp(t);
+        return (c + b) / std::log1p(b);
+    };
+    double lo = -30.0;
+    double hi = 30.0;
+    const double r = (std::sqrt(5.0) - 1.0) / 2.0;
+    double x1 = hi - r * (hi - lo);
+    double x2 = lo + r * (hi - lo);
+    double g1 = g(x1);
+    double g2 = g(x2);
+    for (int i = 0; i < 200 && hi - lo > 1e-13; ++i) {
+        if (g1 < g2) {
+            hi = x2;
+            x2 = x1;
+            g2 = g1;
+            x1 = hi - r * (hi - lo);
+            g1 = g(x1);
+        } else {
+            lo = x1;
+            x1 = x2;
+            g1 = g2;
+            x2 = lo + r * (hi - lo);
+            g2 = g(x2);
+        }
+    }
+    return std::exp((lo + hi) / 2.0);
+}
+
+double b_upper_numeric(double c)
+{
+    check_ratio(c);
+    auto h = [c](double b) { return (c + b) * std::numbers::ln2 - (c + 1.0) * std::log1p(b); };
+    const double at = b_opt_numeric(c);
+    double lo = 0;
+    double hi = 0;
+    if (at > 1.0) {
+        lo = at; // h < 0 between the roots 1 and b_upper
+        hi = 2.0 * at + 2.0;
+        while (h(hi) < 0) {
+            hi *= 2.0;
+        }
+    } else {
+        lo = 0.0; // h(0) = c ln 2 > 0, h(b_opt) < 0
+        hi = at;
+    }
+    const bool rising = h(hi) > h(lo);
+    for (int i = 0; i < 200; ++i) {
+        const double mid = (lo + hi) / 2.0;
+        if ((h(mid) < 0) == rising) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    return (lo + hi) / 2.0;
+}
+
+double modelled_time(const schedule& s, int p, const params& m)
+{
+    double t = 0;
+    for (const int f : s.factors()) {
+        t += m.alpha_p + (f - 1) * m.alpha_r;
+    }
+    if (s.fold() != schedule::fold_kind::none) {
+        t += 2.0 * (m.alpha_p + (s.largest_segment(p) - 1) * m.alpha_r);
+    }
+    return t;
+}
+
+namespace {
+
+std::vector<int> prime_factors(int n)
+{
+    std::vector<int> out;
+    for (int d = 2; d * d <= n; ++d) {
+        while (n % d == 0) {
+            out.push_back(d);
+            n /= d;
+        }
+    }
+    if (n > 1) {
+        out.push_back(n);
+    }
+    return out;
+}
+
+/// Groups the prime factors of n into factors close to `target`, none above `cap` unless a
+/// prime is. Largest primes first; a prime joins the factor whose product lands closest to
+/// the target, if that is closer than standing alone.
+std::vector<int> group_factors(int n, int target, int cap)
+{
+    std::vector<int> primes = prime_factors(n);
+    std::sort(primes.rbegin(), primes.rend());
+    std::vector<int> factors;
+    for (const int q : primes) {
+        int best_i = -1;
+        int best_gap = std::abs(q - target);
+        for (std::size_t i = 0; i < factors.size(); ++i) {
+            const long long prod = static_cast<long long>(factors[i]) * q;
+            if (prod > cap) {
+                continue;
+            }
+            const int gap = static_cast<int>(std::llabs(prod - target));
+            if (gap < best_gap || (gap == best_gap && factors[i] * q <= target)) {
+                best_gap = gap;
+                best_i = static_cast<int>(i);
+            }
+        }
+        if (best_i >= 0) {
+            factors[static_cast<std::size_t>(best_i)] *= q;
+        } else {
+            factors.push_back(q);
+        }
+    }
+    std::sort(factors.rbegin(), factors.rend());
+    return factors;
+}
+
+} // namespace
+
+schedule heuristic(int p, const params& m)
+{
+    m.check();
+    if (p < 1) {
+        throw std::invalid_argument("treefold: heuristic schedule needs p >= 1, got " + std::to_string(p));
+    }
+    if (p == 1) {
+        return schedule{};
+    }
+    const double c = m.ratio();
+    const int target = std::max(2, static_cast<int>(std::lround(b_opt(c))) + 1);
+    const int cap = std::max(target, static_cast<int>(std::floor(b_upper(c))) + 1);
+    auto small = [cap](int n) {
+        const auto pf = prime_factors(n);
+        return pf.empty() || pf.back() <= cap;
+    };
+    if (small(p)) {
+        return schedule(group_factors(p, target, cap));
+    }
+    // A large prime factor: merge the remainder of the largest m in [p/2, p) that factors well
+    // (a power of two always does).
+    for (int mm = p - 1; mm >= 1; --mm) {
+        if (small(mm)) {
+            return schedule::merged(p - mm, group_factors(mm, target, cap));
+        }
+    }
+    return collective::recursive_doubling(p); // unreachable: mm = 1 is small
+}
+
+namespace {
+
+struct cost {
+    double time = 0;
+    std::uint64_t messages = 0;
+    int rounds = 0;
+};
+
+bool better(const cost& a, const cost& b)
+{
+    const double eps = 1e-12 * std::max({1.0, std::abs(a.time), std::abs(b.time)});
+    if (a.time < b.time - eps) {
+        return true;
+    }
+    if (a.time > b.time + eps) {
+        return false;
+    }
+    if (a.messages != b.messages) {
+        return a.messages < b.messages;
+    }
+    return a.rounds < b.rounds;
+}
+
+} // namespace
+
+schedule best(int p, const params& m)
+{
+    m.check();
+    if (p < 1) {
+        throw std::invalid_argument("treefold: schedule search needs p >= 1, got " + std::to_string(p));
+    }
+    // Factor-only optimum for every m <= p: time, Σ(f−1) (messages per active rank), stages.
+    struct entry {
+        double time = 0;
+        std::uint64_t per_rank = 0;
+        int stages = 0;
+        int first = 0; // the factor taken first (0 for m = 1)
+    };
+    std::vector<entry> dp(static_cast<std::size_t>(p) + 1);
+    for (int n = 2; n <= p; ++n) {
+        entry bestn;
+        bool have = false;
+        for (int f = 2; f <= n; ++f) {
+            if (n % f != 0) {
+                continue;
+            }
+            const entry& rest = dp[static_cast<std::size_t>(n / f)];
+            entry e{rest.time + m.alpha_p + (f - 1) * m.alpha_r, rest.per_rank + static_cast<std::uint64_t>(f - 1),
+                    rest.stages + 1, f};
+            if (!have || better({e.time, e.per_rank, e.stages}, {bestn.time, bestn.per_rank, bestn.stages})) {
+                bestn = e;
+                have = true;
+            }
+        }
+        dp[static_cast<std::size_t>(n)] = bestn;
+    }
+    auto factors_of = [&](int n) {
+        std::vector<int> f;
+        while (n > 1) {
+            f.push_back(dp[static_cast<std::size_t>(n)].first);
+            n /= f.back();
+        }
+        std::sort(f.rbegin(), f.rend());
+        return f;
+    };
+    auto total = [&](int mm, int largest, bool folded) {
+        const entry& e = dp[static_cast<std::size_t>(mm)];
+        cost c{e.time, static_cast<std::uint64_t>(mm) * e.per_rank, e.stages};
+        if (folded) {
+            c.time += 2.0 * (m.alpha_p + (largest - 1) * m.alpha_r);
+            c.messages += 2 * static_cast<std::uint64_t>(p - mm);
+            c.rounds += 2;
+        }
+        return c;
+    };
+    cost best_cost = total(p, 1, false);
+    schedule best_schedule(factors_of(p));
+    for (int b = 2; b <= p; ++b) {
+        for (int t = b; t <= p; t += b) {
+            const int mm = t / b + (p - t);
+            const cost c = total(mm, b, true);
+            if (better(c, best_cost)) {
+                best_cost = c;
+                best_schedule = schedule::collapsed(t, b, factors_of(mm));
+            }
+        }
+    }
+    for (int r = 1; r < p; ++r) {
+        const int mm = p - r;
+        const cost c = total(mm, 1 + (r + mm - 1) / mm, true);
+        if (better(c, best_cost)) {
+            best_cost = c;
+            best_schedule = schedule::merged(r, factors_of(mm));
+        }
+    }
+    return best_schedule;
+}
+
+params read_calibration(const std::string& path)
+{
+    std::ifstream in(path);
+    if (!in) {
+        throw std::runtime_error("treefold: cannot read calibration file '" + path + "'");
+    }
+    params out;
+    bool have_p = false;
+    bool have_r = false;
+    std::string line;
+    while (std::getline(in, line)) {
+        const auto hash = line.find('#');
+        if (hash != std::string::npos) {
+            line.resize(hash);
+        }
+        std::istringstream ls(line);
+        std::string key;
+        double value = 0;
+        if (!(ls >> key)) {
+            continue;
+        }
+        if (!(ls >> value)) {
+            throw std::runtime_error("treefold: calibration file '" + path + "': no number after '" + key + "'");
+        }
+        if (key == "alpha_p") {
+            out.alpha_p = value;
+            have_p = true;
+        } else if (key == "alpha_r") {
+            out.alpha_r = value;
+            have_r = true;
+        }
+    }
+    if (!have_p || !have_r) {
+        throw std::runtime_error("treefold: calibration file '" + path + "' lacks " +
+                                 (have_p ? "alpha_r" : "alpha_p"));
+    }
+    out.check();
+    return out;
+}
+
+void write_calibration(const std::string& path, const params& m, const std::string& comment)
+{
+    std::ofstream out(path);
+    if (!out) {
+        throw std::runtime_error("treefold: cannot write calibration file '" + path + "'");
+    }
+    out.precision(17);
+    out << "# " << comment << "\n";
+    out << "alpha_p " << m.alpha_p << "\n";
+    out << "alpha_r " << m.alpha_r << "\n";
+    if (!out) {
+        throw std::runtime_error("treefold: writing calibration file '" + path + "' failed");
+    }
+}
+
+} // namespace treefold::model

@@ -1,0 +1,220 @@
+// The schedule executor on every sub-communicator size up to the world size (run at 16:
+// every p in 1..16), with non-commutative operators: every rank must hold the rank-order
+// product, bit-identical across ranks. Plus ring and Rabenseifner, and failures.
+#include <boost/test/unit_test.hpp>
+
+#include "support/mpi_test.hpp"
+#include "treefold/collective/allreduce.hpp"
+#include "treefold/collective/schedule.hpp"
+#include "treefold/model/pipelining.hpp"
+
+#include <boost/serialization/string.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+using namespace treefold;
+namespace mpi = boost::mpi;
+using collective::schedule;
+
+namespace {
+
+/// 2x2 matrices of unsigned 64-bit integers: associative, not commutative, exact.
+struct mat2 {
+    std::uint64_t a = 1, b = 0, c = 0, d = 1;
+    friend bool operator==(const mat2&, const mat2&) = default;
+};
+mat2 mat_mul(const mat2& x, const mat2& y)
+{
+    return {x.a * y.a + x.b * y.c, x.a * y.b + x.b * y.d, x.c * y.a + x.d * y.c, x.c * y.b + x.d * y.d};
+}
+mat2 mat_of(int rank) { return {static_cast<std::uint64_t>(rank) + 2, 1, 3, static_cast<std::uint64_t>(rank) * 7 + 1}; }
+
+/// Every schedule worth running at p: generators, every factorisation (up to 6), and folds.
+std::vector<schedule> schedules_for(int p)
+{
+    std::vector<schedule> out{collective::recursive_doubling(p), model::heuristic(p, {}), model::best(p, {}),
+                              model::best(p, {5.0, 0.1}), model::heuristic(p, {10.0, 0.2})};
+    const auto all = collective::factorisations(p, 6);
+    out.insert(out.end(), all.begin(), all.end());
+    for (const int r : {1, p / 3, p / 2, p - 1}) {
+        if (r >= 1 && r < p) {
+            out.push_back(schedule::merged(r, collective::factorisations(p - r, 1).front().factors()));
+        }
+    }
+    for (const int b : {2, 3, 4}) {
+        for (const int t : {b, (p / b) * b}) {
+            if (t >= b && t <= p) {
+                out.push_back(schedule::collapsed(t, b, collective::factorisations(t / b + p - t).back().factors()));
+            }
+        }
+    }
+    return out;
+}
+
+/// True on every rank of `comm` iff `bytes` is the same on every rank.
+bool same_everywhere(const mpi::communicator& comm, const std::vector<unsigned char>& bytes)
+{
+    std::vector<unsigned char> root = bytes;
+    mpi::broadcast(comm, root, 0);
+    return testing::all_ranks(comm, root == bytes);
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(matrix_product_in_rank_order_for_every_schedule)
+{
+    const auto results = testing::on_every_size([](const mpi::communicator& sub) {
+        const int p = sub.size();
+        mat2 want;
+        for (int r = 0; r < p; ++r) {
+            want = mat_mul(want, mat_of(r));
+        }
+        std::vector<unsigned char> out;
+        for (const schedule& s : schedules_for(p)) {
+            exchange::counters count;
+            const mat2 got = collective::schedule_allreduce(sub, s, mat_of(sub.rank()), mat_mul, &count);
+            BOOST_CHECK_MESSAGE(got == want, "schedule '" << s.to_string() << "' at p = " << p << " rank "
+                                                          << sub.rank() << ": not the rank-order product");
+            BOOST_CHECK(same_everywhere(sub, testing::bytes_of(got)));
+            const auto total = mpi::all_reduce(sub, count.messages, std::plus<std::uint64_t>());
+            BOOST_CHECK_EQUAL(total, s.messages(p));
+            const auto b = testing::bytes_of(got);
+            out.insert(out.end(), b.begin(), b.end());
+        }
+        return testing::bytes_of(want);
+    });
+    BOOST_CHECK_EQUAL(results.size(), static_cast<std::size_t>(testing::world().size()));
+}
+
+BOOST_AUTO_TEST_CASE(string_concatenation_through_serialization)
+{
+    testing::on_every_size([](const mpi::communicator& sub) {
+        const int p = sub.size();
+        std::string want;
+        for (int r = 0; r < p; ++r) {
+            want += "<" + std::to_string(r) + ">";
+        }
+        auto cat = [](const std::string& x, const std::string& y) { return x + y; };
+        for (const schedule& s : {collective::recursive_doubling(p), model::best(p, {}), model::heuristic(p, {5, 0.1}),
+                                  schedule::merged(p - 1, {})}) {
+            if (!s.fits(p)) {
+                continue; // merge(p-1) (gather to rank 0, send back) needs p >= 2
+            }
+            const std::string got = collective::schedule_allreduce(sub, s, "<" + std::to_string(sub.rank()) + ">", cat);
+            BOOST_CHECK_MESSAGE(got == want, "'" << s.to_string() << "' at p = " << p << ": got " << got);
+            BOOST_CHECK(same_everywhere(sub, {got.begin(), got.end()}));
+        }
+        return std::vector<unsigned char>{};
+    });
+}
+
+BOOST_AUTO_TEST_CASE(floating_point_bits_identical_on_every_rank)
+{
+    testing::on_every_size([](const mpi::communicator& sub) {
+        // Non-associative: the schedule's grouping decides the bits, but all ranks agree.
+        auto op = [](double x, double y) { return x * 0.5 + y * 1.5; };
+        const double mine = 1.0 / (sub.rank() + 3) + (sub.rank() % 3 == 0 ? 1e16 : -1e-3);
+        for (const schedule& s : schedules_for(sub.size())) {
+            const double got = collective::schedule_allreduce(sub, s, mine, op);
+            BOOST_CHECK(same_everywhere(sub, testing::bytes_of(got)));
+        }
+        return std::vector<unsigned char>{};
+    });
+}
+
+BOOST_AUTO_TEST_CASE(ring_and_rabenseifner)
+{
+    testing::on_every_size([](const mpi::communicator& sub) {
+        const int p = sub.size();
+        for (const std::size_t n : {0UL, 1UL, 5UL, 17UL, 1000UL}) {
+            std::vector<std::uint64_t> want(n, 0);
+            auto input = [&](int r) {
+                std::vector<std::uint64_t> v(n);
+                for (std::size_t i = 0; i < n; ++i) {
+                    v[i] = (static_cast<std::uint64_t>(r) + 1) * 1000003ULL + i * i;
+                }
+                return v;
+            };
+            for (int r = 0; r < p; ++r) {
+                const auto v = input(r);
+                for (std::size_t i = 0; i < n; ++i) {
+                    want[i] += v[i];
+                }
+            }
+            auto ring = input(sub.rank());
+            collective::ring_allreduce(sub, std::span<std::uint64_t>(ring), std::plus<std::uint64_t>());
+            BOOST_CHECK_MESSAGE(ring == want, "ring n = " << n << " p = " << p);
+            auto rab = input(sub.rank());
+            exchange::counters count;
+            collective::rabenseifner_allreduce(sub, std::span<std::uint64_t>(rab), std::plus<std::uint64_t>(), &count);
+            BOOST_CHECK_MESSAGE(rab == want, "rabenseifner n = " << n << " p = " << p);
+            // Doubles: each element is combined on one rank, so every rank holds the same bits.
+            std::vector<double> d(n);
+            for (std::size_t i = 0; i < n; ++i) {
+                d[i] = 1.0 / static_cast<double>(sub.rank() + 1 + i) + (i % 2 ? 1e16 : -1e16) * (sub.rank() % 2);
+            }
+            auto d2 = d;
+            collective::ring_allreduce(sub, std::span<double>(d), std::plus<double>());
+            collective::rabenseifner_allreduce(sub, std::span<double>(d2), std::plus<double>());
+            std::vector<unsigned char> bytes(n * sizeof(double) * 2);
+            if (n > 0) {
+                std::memcpy(bytes.data(), d.data(), n * sizeof(double));
+                std::memcpy(bytes.data() + n * sizeof(double), d2.data(), n * sizeof(double));
+            }
+            BOOST_CHECK(same_everywhere(sub, bytes));
+        }
+        return std::vector<unsigned char>{};
+    });
+}
+
+BOOST_AUTO_TEST_CASE(invalid_schedule_throws_everywhere_before_any_message)
+{
+    testing::on_every_size([](const mpi::communicator& sub) {
+        const int p = sub.size();
+        const schedule wrong(std::vector<int>{p + 1});
+        try {
+            collective::schedule_allreduce(sub, wrong, 1, std::plus<int>());
+            BOOST_ERROR("a schedule for p+1 ranks ran on p = " << p);
+        } catch (const std::invalid_argument& e) {
+            BOOST_CHECK(std::string(e.what()).find("does not fit p = " + std::to_string(p)) != std::string::npos);
+        }
+        // The communicator is still usable (nothing was left in flight).
+        BOOST_CHECK_EQUAL(collective::schedule_allreduce(sub, collective::recursive_doubling(p), 1, std::plus<int>()), p);
+        return std::vector<unsigned char>{};
+    });
+}
+
+BOOST_AUTO_TEST_CASE(throwing_operator_does_not_hang)
+{
+    testing::on_every_size([](const mpi::communicator& sub) {
+        const int p = sub.size();
+        if (p < 2) {
+            return std::vector<unsigned char>{};
+        }
+        for (const schedule& s : {collective::recursive_doubling(p), model::best(p, {5.0, 0.1})}) {
+            // Rank 0 (always a representative, so it always combines) throws on its first call.
+            int calls = 0;
+            auto op = [&](int x, int y) {
+                if (sub.rank() == 0 && calls++ == 0) {
+                    throw std::runtime_error("boom");
+                }
+                return x + y;
+            };
+            bool own = false;
+            bool remote = false;
+            try {
+                collective::schedule_allreduce(sub, s, 1, op);
+            } catch (const std::runtime_error& e) {
+                (dynamic_cast<const exchange::remote_failure*>(&e) ? remote : own) = true;
+            }
+            BOOST_CHECK_EQUAL(own, sub.rank() == 0);
+            // Ranks whose value never needs the failed step may finish; none may hang, and the
+            // next call works.
+            (void)remote;
+            BOOST_CHECK_EQUAL(collective::schedule_allreduce(sub, s, 1, std::plus<int>()), p);
+        }
+        return std::vector<unsigned char>{};
+    });
+}
