@@ -1,0 +1,149 @@
+// The one-sided many-to-one queue: every message delivered exactly once, in key order, with
+// tiny queues that force overflow and retry, and messages of varying length.
+#include <boost/test/unit_test.hpp>
+
+#include "support/mpi_test.hpp"
+#include "treefold/rma/mpsc_queue.hpp"
+
+#include <map>
+#include <set>
+#include <vector>
+
+using namespace treefold;
+namespace mpi = boost::mpi;
+
+namespace {
+
+/// Payload of message number `n` from `source`: its length varies from 0 to 40 bytes and
+/// its bytes name both numbers, so a corrupted or misdelivered message is noticed.
+std::vector<std::byte> payload_for(int source, std::uint64_t n)
+{
+    std::vector<std::byte> p((n * 7 + static_cast<std::uint64_t>(source)) % 41);
+    for (std::size_t i = 0; i < p.size(); ++i) {
+        p[i] = static_cast<std::byte>((static_cast<std::uint64_t>(source) * 31 + n * 17 + i) & 0xff);
+    }
+    return p;
+}
+
+/// Every rank but `consumer` sends `per_producer` messages; the consumer drains until it has
+/// them all. Returns true on the consumer when each arrived exactly once and intact.
+bool one_round(rma::mpsc_queue& q, int consumer, std::uint64_t per_producer)
+{
+    const auto& comm = q.communicator();
+    if (comm.rank() != consumer) {
+        for (std::uint64_t n = 0; n < per_producer; ++n) {
+            // keys interleave the producers; delivery must follow them, not arrival
+            q.push(consumer, n * 1000 + static_cast<std::uint64_t>(comm.rank()), payload_for(comm.rank(), n));
+        }
+        return true;
+    }
+    const std::uint64_t expected = per_producer * static_cast<std::uint64_t>(comm.size() - 1);
+    std::set<std::pair<int, std::uint64_t>> seen;
+    bool ok = true;
+    while (seen.size() < expected && ok) {
+        const auto batch = q.drain();
+        for (std::size_t i = 0; i < batch.size(); ++i) {
+            const auto& m = batch[i];
+            const std::uint64_t n = m.key / 1000;
+            ok = ok && m.source != consumer && m.key % 1000 == static_cast<std::uint64_t>(m.source);
+            ok = ok && m.payload == payload_for(m.source, n);
+            ok = ok && seen.insert({m.source, n}).second; // no duplicate
+            ok = ok && (i == 0 || batch[i - 1].key <= m.key);  // key order within a drain
+        }
+    }
+    // Nothing left over: one more drain finds the queue empty.
+    ok = ok && q.drain().empty();
+    return ok && seen.size() == expected;
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(every_message_exactly_once_with_tiny_queues)
+{
+    const auto& w = testing::world();
+    for (const std::size_t slots : {4UL, 8UL, 64UL}) {
+        rma::mpsc_queue q(w, slots, 16);
+        for (int round = 0; round < 2 * w.size(); ++round) {
+            const int consumer = round % w.size();
+            const bool ok = one_round(q, consumer, 25);
+            if (w.rank() == consumer) {
+                BOOST_CHECK_MESSAGE(ok, "round " << round << " with " << slots << " slots per half lost, duplicated or "
+                                                 "corrupted a message");
+            }
+            w.barrier();
+        }
+        // Memory per process does not depend on p.
+        BOOST_CHECK_EQUAL(q.window_bytes(), 64 + 2 * slots * 16);
+        if (slots == 4 && w.size() > 2) {
+            // With 4 slots a half and many producers, reservations must have failed and been retried.
+            const auto full = mpi::all_reduce(w, q.counters().full, std::plus<std::uint64_t>());
+            BOOST_CHECK_GT(full, 0u);
+        }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(overflow_is_reported_and_released)
+{
+    const auto& w = testing::world();
+    rma::mpsc_queue q(w, 4, 32); // 4 slots of 32 bytes: a 40-byte payload takes 2 slots
+    if (w.rank() == 0) {
+        const std::vector<std::byte> big(40);
+        BOOST_CHECK(q.try_push(0, 1, big));
+        BOOST_CHECK(q.try_push(0, 2, big));
+        BOOST_CHECK(!q.try_push(0, 3, big)); // the half is full
+        BOOST_CHECK(!q.try_push(0, 4, {}));  // still full: offsets only grow until the swap
+        const auto got = q.drain();
+        BOOST_CHECK_EQUAL(got.size(), 2u);
+        BOOST_CHECK(q.try_push(0, 5, big)); // the other half is empty
+        BOOST_CHECK_EQUAL(q.drain().size(), 1u);
+        BOOST_CHECK_THROW(q.try_push(0, 6, std::vector<std::byte>(200)), std::invalid_argument);
+        BOOST_CHECK_THROW(q.try_push(w.size(), 6, {}), std::invalid_argument);
+    }
+    w.barrier();
+}
+
+BOOST_AUTO_TEST_CASE(bad_sizes_throw_on_every_rank)
+{
+    const auto& w = testing::world();
+    BOOST_CHECK_THROW(rma::mpsc_queue(w, 8, 12), std::invalid_argument);
+    BOOST_CHECK_THROW(rma::mpsc_queue(w, 0, 16), std::invalid_argument);
+    if (w.size() > 1) {
+        BOOST_CHECK_THROW(rma::mpsc_queue(w, w.rank() == 0 ? 8 : 16, 16), std::invalid_argument);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(all_to_one_with_progress_on_every_rank)
+{
+    // Every rank sends to every rank (itself included) through tiny queues, draining its own
+    // queue while it waits: no rank waits for ever.
+    const auto& w = testing::world();
+    rma::mpsc_queue q(w, 4, 16);
+    const std::uint64_t per_pair = 10;
+    std::map<int, std::uint64_t> got;
+    auto service = [&] {
+        for (const auto& m : q.drain()) {
+            ++got[m.source];
+        }
+    };
+    for (std::uint64_t n = 0; n < per_pair; ++n) {
+        for (int target = 0; target < w.size(); ++target) {
+            q.push(target, n, payload_for(w.rank(), n), service);
+        }
+    }
+    std::uint64_t total = 0;
+    for (;;) {
+        total = 0;
+        for (const auto& [src, count] : got) {
+            total += count;
+        }
+        if (total >= per_pair * static_cast<std::uint64_t>(w.size())) {
+            break;
+        }
+        service();
+    }
+    BOOST_CHECK_EQUAL(total, per_pair * static_cast<std::uint64_t>(w.size()));
+    for (int src = 0; src < w.size(); ++src) {
+        BOOST_CHECK_EQUAL(got[src], per_pair);
+    }
+    w.barrier();
+}
