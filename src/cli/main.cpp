@@ -21,6 +21,10 @@ const command commands[] = {
     {"plan", "treefold plan --n N --p P [--distribution D] [--t-send NS] [--t-op NS]\n"
              "      direct-exchange messages, block sizes and score per layout (no MPI)",
      &treefold::cli::run_plan},
+    {"schedule", "treefold schedule --p P [--alpha-p X --alpha-r Y | --calibration FILE] [--schedule TEXT]...\n"
+                 "      [--noise US --seed S]: recursive doubling, heuristic and best allreduce schedules with\n"
+                 "      modelled and simulated times and message counts (no MPI)",
+     &treefold::cli::run_schedule},
 };
 
 void print_usage(std::FILE* out)

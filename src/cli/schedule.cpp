@@ -1,0 +1,100 @@
+// `treefold schedule --p P [--alpha-p X --alpha-r Y | --calibration FILE] [--schedule TEXT]...
+// [--noise MEAN --seed S]`: recursive doubling, heuristic and best allreduce schedules for p
+// ranks with modelled and simulated times and message counts (no MPI).
+#include "commands.hpp"
+#include "treefold/collective/schedule.hpp"
+#include "treefold/model/pipelining.hpp"
+#include "treefold/model/simulator.hpp"
+
+#include <boost/program_options.hpp>
+
+#include <cinttypes>
+#include <cstdio>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace po = boost::program_options;
+
+namespace treefold::cli {
+
+namespace {
+
+/// A library error as a usage error, without the library's "treefold: " prefix.
+usage_error as_usage(const std::exception& e)
+{
+    std::string msg = e.what();
+    const std::string prefix = "treefold: ";
+    if (msg.starts_with(prefix)) {
+        msg.erase(0, prefix.size());
+    }
+    return usage_error(msg);
+}
+
+} // namespace
+
+int run_schedule(const std::vector<std::string>& args, int& /*argc*/, char**& /*argv*/)
+{
+    int p = 0;
+    model::params m;
+    std::string calibration;
+    std::vector<std::string> extra;
+    model::noise noise;
+    po::options_description desc("treefold schedule options");
+    desc.add_options()
+        ("p", po::value(&p)->required(), "number of ranks p (1..1048576)")
+        ("alpha-p", po::value(&m.alpha_p), "pipeline latency of a multicast (us; default 0.88)")
+        ("alpha-r", po::value(&m.alpha_r), "cost per message of a multicast (us; default 0.38)")
+        ("calibration", po::value(&calibration), "read alpha_p and alpha_r from this file (perf/schedule_calibrate)")
+        ("schedule", po::value(&extra)->composing(), "also evaluate this schedule (text form; repeatable)")
+        ("noise", po::value(&noise.mean)->default_value(0.0), "simulator: mean extra delay per message (us)")
+        ("seed", po::value(&noise.seed)->default_value(1), "simulator: random seed");
+    po::variables_map vm;
+    po::store(po::command_line_parser(args).options(desc).run(), vm);
+    po::notify(vm);
+    if (p < 1 || p > (1 << 20)) {
+        throw usage_error("--p must be between 1 and 1048576");
+    }
+    if (!calibration.empty()) {
+        if (vm.count("alpha-p") != 0 || vm.count("alpha-r") != 0) {
+            throw usage_error("give either --calibration or --alpha-p/--alpha-r, not both");
+        }
+        m = model::read_calibration(calibration);
+    }
+    try {
+        m.check();
+    } catch (const std::invalid_argument& e) {
+        throw as_usage(e);
+    }
+    if (!(noise.mean >= 0)) {
+        throw usage_error("--noise must be >= 0");
+    }
+    std::vector<std::pair<std::string, collective::schedule>> rows{
+        {"recursive doubling", collective::recursive_doubling(p)},
+        {"heuristic", model::heuristic(p, m)},
+        {"best", model::best(p, m)},
+    };
+    for (const auto& text : extra) {
+        try {
+            collective::schedule s = collective::schedule::parse(text);
+            s.check(p);
+            rows.emplace_back("given", std::move(s));
+        } catch (const std::invalid_argument& e) {
+            throw as_usage(e);
+        }
+    }
+    const double c = m.ratio();
+    std::printf("p = %d, alpha_p = %g us, alpha_r = %g us (alpha_p/alpha_r = %g)\n", p, m.alpha_p, m.alpha_r, c);
+    std::printf("b_opt = %.4f, b_upper = %.4f%s\n", model::b_opt(c), c > 0 ? model::b_upper(c) : 0.0,
+                noise.mean > 0 ? " (simulated with noise)" : "");
+    std::printf("%-20s %-32s %6s %10s %12s %12s\n", "schedule", "stages", "rounds", "messages", "model (us)",
+                "simulated (us)");
+    for (const auto& [name, s] : rows) {
+        const auto sim = model::simulate(s, p, m, noise);
+        std::printf("%-20s %-32s %6d %10" PRIu64 " %12.3f %12.3f\n", name.c_str(), s.to_string().c_str(), s.rounds(),
+                    s.messages(p), model::modelled_time(s, p, m), sim.time);
+    }
+    return 0;
+}
+
+} // namespace treefold::cli
