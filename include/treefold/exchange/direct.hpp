@@ -10,6 +10,7 @@
 /// Dependencies only point from lower to higher indices, so nothing can deadlock. The owner
 /// of index 0 ends with the root.
 
+#include "treefold/exchange/routes.hpp"
 #include "treefold/exchange/wire.hpp"
 #include "treefold/frontier.hpp"
 #include "treefold/layout/block_layout.hpp"
@@ -36,44 +37,14 @@ struct direct {
     class plan {
     public:
         plan(const boost::mpi::communicator& comm, const layout::block_layout& layout)
-            : comm_(comm), me_(comm.rank()), n_(layout.size()), stack_(layout.size())
+            : comm_(comm), me_(comm.rank()), n_(layout.size()), routes_(layout, comm.rank()), stack_(layout.size())
         {
-            const layout::block b = layout.block_of(me_);
-            s_ = b.start;
-            e_ = b.end();
-            finisher_ = n_ > 0 ? layout.owner(0) : 0;
-            if (b.count == 0) {
-                return;
-            }
-            local_nodes_ = tree::maximal_nodes(s_, e_, n_);
-            // Outbound roots: per level y, the first multiple x of 2^y at or after s, if x is
-            // an odd multiple and lies in the block (x only grows with y).
-            if (s_ > 0) {
-                for (unsigned y = 0; y < 64; ++y) {
-                    const tree::index_t x = (((s_ - 1) >> y) + 1) << y;
-                    if (x >= e_) {
-                        break;
-                    }
-                    if (((x >> y) & 1U) != 0) {
-                        outbound_.push_back({tree::node{x, y}, layout.owner(x - tree::span(y))});
-                    }
-                }
-            }
-            // Incoming pieces: per level y, a parent P (multiple of 2^(y+1)) in the block whose
-            // right child starts at or after e and before N. Index order = level order.
-            for (unsigned y = 0; y < 63 && tree::span(y) < n_; ++y) {
-                const tree::index_t pstart = ((e_ - 1) >> (y + 1)) << (y + 1);
-                const tree::index_t right = pstart + tree::span(y);
-                if (pstart >= s_ && right >= e_ && right < n_) {
-                    incoming_.push_back({tree::node{right, y}, layout.owner(right)});
-                }
-            }
             send_buffer_.reserve(buffer_values);
             inbox_.resize(buffer_values);
         }
 
         /// The rank that ends with the root.
-        int finisher() const { return finisher_; }
+        int finisher() const { return routes_.finisher; }
 
         /// Runs the exchange. `local` points at this rank's block (ignored when `failed` is
         /// set on entry). On return the finisher's outcome holds the root or a failure; other
@@ -102,17 +73,17 @@ struct direct {
                     failed = failure{failure::code::op_threw, me_, 0, 0};
                 }
             };
-            for (std::size_t i = 0; i < local_nodes_.size() && !failed; ++i) {
-                const tree::node v = local_nodes_[i];
+            for (std::size_t i = 0; i < routes_.local_nodes.size() && !failed; ++i) {
+                const tree::node v = routes_.local_nodes[i];
                 const tree::index_t len = tree::cover_size(v, n_);
                 if (len > flush_before_elements) {
                     flush();
                 }
-                guarded([&] { push(v, Kernel::reduce_node(local + (v.x - s_), len, op), op); });
+                guarded([&] { push(v, Kernel::reduce_node(local + (v.x - routes_.s), len, op), op); });
             }
-            while (next_in_ < incoming_.size() && !failed) {
+            while (next_in_ < routes_.incoming.size() && !failed) {
                 flush();
-                const auto& piece = incoming_[next_in_];
+                const auto& piece = routes_.incoming[next_in_];
                 std::optional<failure> remote;
                 T value = take(piece.rank, remote);
                 if (remote) {
@@ -131,26 +102,20 @@ struct direct {
             }
             outcome<T> out;
             out.failed = failed;
-            if (!failed && me_ == finisher_ && n_ > 0) {
+            if (!failed && me_ == routes_.finisher && n_ > 0) {
                 out.value = stack_.pop_back();
             }
             return out;
         }
 
     private:
-        struct routed {
-            tree::node v;
-            int rank;
-            // `v` goes to (outbound) or comes from (incoming) `rank`.
-        };
-
         template <class Op>
         void push(tree::node v, T value, Op& op)
         {
             stack_.push(v, std::move(value), op);
-            while (next_out_ < outbound_.size() && !stack_.empty() &&
-                   stack_.back_node() == outbound_[next_out_].v) {
-                const int target = outbound_[next_out_].rank;
+            while (next_out_ < routes_.outbound.size() && !stack_.empty() &&
+                   stack_.back_node() == routes_.outbound[next_out_].v) {
+                const int target = routes_.outbound[next_out_].rank;
                 if (target != buffer_target_) {
                     flush();
                 }
@@ -190,9 +155,9 @@ struct direct {
         {
             send_buffer_.clear();
             int last = -1;
-            for (std::size_t k = sent_; k < outbound_.size(); ++k) {
-                if (outbound_[k].rank != last) {
-                    last = outbound_[k].rank;
+            for (std::size_t k = sent_; k < routes_.outbound.size(); ++k) {
+                if (routes_.outbound[k].rank != last) {
+                    last = routes_.outbound[k].rank;
                     wire<T>::send_failure(comm_, last, f, *count_);
                 }
             }
@@ -203,10 +168,10 @@ struct direct {
         void drain()
         {
             std::optional<failure> ignored;
-            for (std::size_t k = next_in_; k < incoming_.size();) {
-                const int source = incoming_[k].rank;
+            for (std::size_t k = next_in_; k < routes_.incoming.size();) {
+                const int source = routes_.incoming[k].rank;
                 std::size_t owed = 0;
-                while (k < incoming_.size() && incoming_[k].rank == source) {
+                while (k < routes_.incoming.size() && routes_.incoming[k].rank == source) {
                     ++owed;
                     ++k;
                 }
@@ -231,12 +196,7 @@ struct direct {
         boost::mpi::communicator comm_;
         int me_;
         tree::index_t n_;
-        tree::index_t s_ = 0;
-        tree::index_t e_ = 0;
-        int finisher_ = 0;
-        std::vector<tree::node> local_nodes_;
-        std::vector<routed> outbound_;
-        std::vector<routed> incoming_;
+        direct_routes routes_;
 
         // Per-call state (capacity kept between calls).
         frontier<T> stack_;

@@ -1,0 +1,192 @@
+#pragma once
+/// The one-sided exchange: the direct exchange's outbound subtree roots travel through each
+/// owner's one-sided many-to-one queue (rma::mpsc_queue) instead of point-to-point messages,
+/// so a rank needs one receive queue of constant size whatever p is.
+///
+/// Each message carries one node value; its key is (call number << 8 | level), so pieces are
+/// found by key whatever order they arrive in, and pieces of a later call that arrive early
+/// (possible after reduce(), which does not broadcast) wait in a pending list. The same
+/// routes as the direct exchange (routes.hpp) fix which pieces a rank expects from whom.
+/// Construction and destruction are collective (the queue's MPI window).
+
+#include "treefold/exchange/routes.hpp"
+#include "treefold/exchange/wire.hpp"
+#include "treefold/frontier.hpp"
+#include "treefold/rma/mpsc_queue.hpp"
+
+#include <boost/mpi/communicator.hpp>
+
+#include <cstring>
+#include <exception>
+#include <optional>
+#include <thread>
+#include <type_traits>
+#include <vector>
+
+namespace treefold::exchange {
+
+/// Exchange policy: outbound subtree roots through one-sided queues (see file comment).
+/// Only for trivially copyable T (the queue carries raw bytes).
+struct one_sided {
+    static constexpr const char* name = "one_sided";
+    /// Slots in each half of a rank's queue (a call sends each rank at most 64 pieces).
+    static constexpr std::size_t queue_slots = 256;
+
+    template <class T>
+    class plan {
+        static_assert(std::is_trivially_copyable_v<T>, "treefold: the one_sided exchange needs a trivially copyable T");
+
+    public:
+        plan(const boost::mpi::communicator& comm, const layout::block_layout& layout)
+            : n_(layout.size()), routes_(layout, comm.rank()),
+              queue_(comm, queue_slots, slot_bytes()), stack_(layout.size())
+        {
+        }
+
+        int finisher() const { return routes_.finisher; }
+
+        /// Runs the exchange; same contract as direct::plan::run.
+        template <class Kernel, class Op>
+        outcome<T> run(const T* local, Op& op, std::optional<failure> failed, counters& count,
+                       std::exception_ptr& own_error)
+        {
+            ++call_;
+            std::erase_if(pending_, [&](const piece& p) { return p.call < call_; }); // stale: a failed call's leftovers
+            stack_.reset(n_);
+            std::size_t next_out = 0;
+            std::size_t next_in = 0;
+            int dead_source = -1;
+            auto guarded = [&](auto&& step) {
+                try {
+                    step();
+                } catch (...) {
+                    own_error = std::current_exception();
+                    failed = failure{failure::code::op_threw, queue_.communicator().rank(), 0, 0};
+                }
+            };
+            auto push = [&](tree::node v, T value) {
+                stack_.push(v, std::move(value), op);
+                while (next_out < routes_.outbound.size() && !stack_.empty() &&
+                       stack_.back_node() == routes_.outbound[next_out].v) {
+                    const T root = stack_.pop_back();
+                    send(routes_.outbound[next_out].rank, key(call_, routes_.outbound[next_out].v.level), &root,
+                         sizeof root, count);
+                    ++next_out;
+                }
+            };
+            for (std::size_t i = 0; i < routes_.local_nodes.size() && !failed; ++i) {
+                const tree::node v = routes_.local_nodes[i];
+                guarded([&] { push(v, Kernel::reduce_node(local + (v.x - routes_.s), tree::cover_size(v, n_), op)); });
+            }
+            while (next_in < routes_.incoming.size() && !failed) {
+                const auto& want = routes_.incoming[next_in];
+                std::optional<failure> remote;
+                const T value = wait_for(want, remote);
+                if (remote) {
+                    failed = remote;
+                    dead_source = want.rank;
+                    break;
+                }
+                ++next_in;
+                guarded([&] { push(want.v, value); });
+            }
+            if (failed) {
+                // One failure record per target still owed a piece, then take every piece
+                // still owed to this rank so no producer is left retrying on a full queue.
+                int last = -1;
+                for (std::size_t k = next_out; k < routes_.outbound.size(); ++k) {
+                    if (routes_.outbound[k].rank != last) {
+                        last = routes_.outbound[k].rank;
+                        send(last, key(call_, failure_level), &*failed, sizeof(failure), count);
+                    }
+                }
+                for (std::size_t k = next_in; k < routes_.incoming.size(); ++k) {
+                    if (routes_.incoming[k].rank != dead_source) {
+                        std::optional<failure> remote;
+                        (void)wait_for(routes_.incoming[k], remote);
+                        if (remote) {
+                            dead_source = routes_.incoming[k].rank;
+                        }
+                    }
+                }
+            }
+            outcome<T> out;
+            out.failed = failed;
+            if (!failed && queue_.communicator().rank() == routes_.finisher && n_ > 0) {
+                out.value = stack_.pop_back();
+            }
+            return out;
+        }
+
+        /// The queue (for its counters and memory figure).
+        const rma::mpsc_queue& queue() const { return queue_; }
+
+    private:
+        static constexpr unsigned failure_level = 255;
+        static constexpr std::uint64_t key(std::uint64_t call, unsigned level) { return call << 8 | level; }
+
+        static std::size_t slot_bytes()
+        {
+            const std::size_t need = rma::mpsc_queue::header_bytes + std::max(sizeof(T), sizeof(failure));
+            return (need + 7) / 8 * 8;
+        }
+
+        struct piece {
+            std::uint64_t call;
+            unsigned level;
+            int source;
+            std::vector<std::byte> bytes;
+        };
+
+        void send(int target, std::uint64_t k, const void* data, std::size_t bytes, counters& count)
+        {
+            const auto* p = static_cast<const std::byte*>(data);
+            queue_.push(target, k, std::span<const std::byte>(p, bytes), [this] { service(); });
+            ++count.messages;
+            count.bytes += bytes + rma::mpsc_queue::header_bytes;
+        }
+
+        /// Moves everything that has arrived into the pending list.
+        void service()
+        {
+            for (auto& m : queue_.drain()) {
+                pending_.push_back({m.key >> 8, static_cast<unsigned>(m.key & 0xff), m.source, std::move(m.payload)});
+            }
+        }
+
+        /// The piece `want` of this call, or a failure record from its source.
+        T wait_for(const routed_node& want, std::optional<failure>& remote)
+        {
+            for (;;) {
+                for (std::size_t i = 0; i < pending_.size(); ++i) {
+                    const piece& p = pending_[i];
+                    if (p.call != call_ || p.source != want.rank ||
+                        (p.level != want.v.level && p.level != failure_level)) {
+                        continue;
+                    }
+                    T value{};
+                    if (p.level == failure_level) {
+                        failure f;
+                        std::memcpy(&f, p.bytes.data(), sizeof f);
+                        remote = f;
+                    } else {
+                        std::memcpy(&value, p.bytes.data(), sizeof value);
+                    }
+                    pending_.erase(pending_.begin() + static_cast<std::ptrdiff_t>(i));
+                    return value;
+                }
+                service();
+                std::this_thread::yield();
+            }
+        }
+
+        tree::index_t n_;
+        direct_routes routes_;
+        rma::mpsc_queue queue_;
+        frontier<T> stack_;
+        std::uint64_t call_ = 0;
+        std::vector<piece> pending_;
+    };
+};
+
+} // namespace treefold::exchange

@@ -1,0 +1,104 @@
+// The reducer with the one-sided exchange: the oracle's bits at every size, bits identical to
+// the other exchanges, failures reported everywhere, memory constant in p.
+#include <boost/test/unit_test.hpp>
+
+#include "support/cases.hpp"
+#include "support/mpi_test.hpp"
+#include "support/oracle.hpp"
+#include "treefold/exchange/one_sided.hpp"
+#include "treefold/layout/distribution.hpp"
+#include "treefold/reducer.hpp"
+
+#include <random>
+
+using namespace treefold;
+namespace mpi = boost::mpi;
+
+namespace {
+
+struct mat2 {
+    std::uint64_t a = 1, b = 0, c = 0, d = 1;
+};
+mat2 mat_mul(const mat2& x, const mat2& y)
+{
+    return {x.a * y.a + x.b * y.c, x.a * y.b + x.b * y.d, x.c * y.a + x.d * y.c, x.c * y.b + x.d * y.d};
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(oracle_bits_at_every_size)
+{
+    auto skew = [](double x, double y) { return x * 0.5 + y * 1.5; };
+    const auto results = testing::on_every_size([&](const mpi::communicator& sub) {
+        std::vector<unsigned char> all;
+        for (std::uint64_t n : {1ULL, 2ULL, 7ULL, 64ULL, 65ULL, 255ULL, 1000ULL, 4097ULL}) {
+            const auto xs = testing::mixed_values(n, n, false);
+            for (const auto& l : {layout::block_layout::from_counts(layout::even_lower(n, sub.size())),
+                                  testing::random_layout(n * 3 + static_cast<std::uint64_t>(sub.size()), n, sub.size())}) {
+                const auto b = l.block_of(sub.rank());
+                const std::span<const double> local(xs.data() + b.start, b.count);
+                reducer<double, decltype(skew), kernel::scalar, exchange::one_sided> r(sub, l, skew);
+                reducer<double, decltype(skew), kernel::scalar, exchange::direct> d(sub, l, skew);
+                const double v = r.all_reduce(local);
+                const double again = r.all_reduce(local);
+                const auto at_root = r.reduce(local, sub.size() - 1);
+                const double want = testing::oracle_reduce(xs, skew);
+                BOOST_CHECK_EQUAL(testing::bits_of(v), testing::bits_of(want));
+                BOOST_CHECK_EQUAL(testing::bits_of(again), testing::bits_of(want));
+                BOOST_CHECK_EQUAL(testing::bits_of(v), testing::bits_of(d.all_reduce(local)));
+                BOOST_CHECK(sub.rank() == sub.size() - 1 ? at_root && testing::bits_of(*at_root) == testing::bits_of(want)
+                                                         : !at_root);
+                const auto bytes = testing::bytes_of(v);
+                all.insert(all.end(), bytes.begin(), bytes.end());
+            }
+        }
+        return all;
+    });
+    BOOST_CHECK(!testing::first_mismatch(results));
+}
+
+BOOST_AUTO_TEST_CASE(non_commutative_product_and_many_reduce_calls)
+{
+    const auto& w = testing::world();
+    const std::uint64_t n = 333;
+    std::vector<mat2> xs(n);
+    std::mt19937_64 rng(5);
+    for (auto& m : xs) {
+        m = mat2{rng() % 5, rng() % 5, rng() % 5, rng() % 5};
+    }
+    const auto l = testing::random_layout(77, n, w.size());
+    const auto b = l.block_of(w.rank());
+    const std::span<const mat2> local(xs.data() + b.start, b.count);
+    reducer<mat2, decltype(&mat_mul), kernel::scalar, exchange::one_sided> r(w, l, &mat_mul);
+    const mat2 want = testing::oracle_reduce(xs, &mat_mul);
+    // reduce() does not synchronise: pieces of later calls can arrive early and must wait.
+    for (int call = 0; call < 20; ++call) {
+        const auto got = r.reduce(local, call % w.size());
+        if (w.rank() == call % w.size()) {
+            BOOST_CHECK(got && testing::bytes_of(*got) == testing::bytes_of(want));
+        }
+    }
+    BOOST_CHECK(testing::bytes_of(r.all_reduce(local)) == testing::bytes_of(want));
+}
+
+BOOST_AUTO_TEST_CASE(wrong_size_is_reported_everywhere_and_the_plan_survives)
+{
+    const auto& w = testing::world();
+    const std::uint64_t n = 50 + static_cast<std::uint64_t>(w.size());
+    const auto l = layout::block_layout::from_counts(layout::even_upper(n, w.size()));
+    const auto xs = testing::mixed_values(9, n, false);
+    const auto b = l.block_of(w.rank());
+    const std::span<const double> good(xs.data() + b.start, b.count);
+    reducer<double, std::plus<double>, kernel::scalar, exchange::one_sided> r(w, l);
+    for (int bad = 0; bad < w.size(); ++bad) {
+        bool threw = false;
+        try {
+            r.all_reduce(w.rank() == bad ? good.first(b.count - 1) : good);
+        } catch (const std::invalid_argument&) {
+            threw = true;
+        }
+        BOOST_CHECK(threw);
+        BOOST_CHECK_EQUAL(testing::bits_of(r.all_reduce(good)),
+                          testing::bits_of(testing::oracle_reduce(xs, std::plus<double>())));
+    }
+}
