@@ -87,11 +87,11 @@ int run_schedule(const std::vector<std::string>& args, int& /*argc*/, char**& /*
     std::printf("p = %d, alpha_p = %g us, alpha_r = %g us (alpha_p/alpha_r = %g)\n", p, m.alpha_p, m.alpha_r, c);
     std::printf("b_opt = %.4f, b_upper = %.4f%s\n", model::b_opt(c), c > 0 ? model::b_upper(c) : 0.0,
                 noise.mean > 0 ? " (simulated with noise)" : "");
-    std::printf("%-20s %-32s %6s %10s %12s %12s\n", "schedule", "stages", "rounds", "messages", "model (us)",
+    std::printf("%-20s %-40s %6s %10s %12s %12s\n", "schedule", "stages", "rounds", "messages", "model (us)",
                 "simulated (us)");
     for (const auto& [name, s] : rows) {
         const auto sim = model::simulate(s, p, m, noise);
-        std::printf("%-20s %-32s %6d %10" PRIu64 " %12.3f %12.3f\n", name.c_str(), s.to_string().c_str(), s.rounds(),
+        std::printf("%-20s %-40s %6d %10" PRIu64 " %12.3f %12.3f\n", name.c_str(), s.to_string().c_str(), s.rounds(),
                     s.messages(p), model::modelled_time(s, p, m), sim.time);
     }
     return 0;

@@ -203,14 +203,21 @@ schedule heuristic(int p, const params& m)
     if (small(p)) {
         return schedule(group_factors(p, target, cap));
     }
-    // A large prime factor: merge the remainder of the largest m in [p/2, p) that factors well
-    // (a power of two always does).
-    for (int mm = p - 1; mm >= 1; --mm) {
+    // A large prime factor: merge the remainder onto some m in [p/2, p) whose prime factors
+    // are small (a power of two always qualifies); among those, the model picks.
+    schedule chosen = collective::recursive_doubling(p);
+    double chosen_time = modelled_time(chosen, p, m);
+    for (int mm = p - 1; 2 * mm >= p; --mm) {
         if (small(mm)) {
-            return schedule::merged(p - mm, group_factors(mm, target, cap));
+            schedule s = schedule::merged(p - mm, group_factors(mm, target, cap));
+            const double t = modelled_time(s, p, m);
+            if (t < chosen_time) {
+                chosen = std::move(s);
+                chosen_time = t;
+            }
         }
     }
-    return collective::recursive_doubling(p); // unreachable: mm = 1 is small
+    return chosen;
 }
 
 namespace {

@@ -124,6 +124,30 @@ BOOST_AUTO_TEST_CASE(floating_point_bits_identical_on_every_rank)
     });
 }
 
+BOOST_AUTO_TEST_CASE(element_wise_matrix_products)
+{
+    testing::on_every_size([](const mpi::communicator& sub) {
+        const int p = sub.size();
+        for (const std::size_t n : {0UL, 1UL, 9UL, 300UL}) {
+            std::vector<mat2> want(n);
+            std::vector<mat2> mine(n);
+            for (std::size_t i = 0; i < n; ++i) {
+                for (int r = 0; r < p; ++r) {
+                    want[i] = mat_mul(want[i], mat_of(r * 3 + static_cast<int>(i)));
+                }
+                mine[i] = mat_of(sub.rank() * 3 + static_cast<int>(i));
+            }
+            for (const schedule& s : {collective::recursive_doubling(p), model::best(p, {5.0, 0.1}),
+                                      model::heuristic(p, {})}) {
+                auto data = mine;
+                collective::schedule_allreduce_elements(sub, s, std::span<mat2>(data), mat_mul);
+                BOOST_CHECK_MESSAGE(data == want, "'" << s.to_string() << "' n = " << n << " p = " << p);
+            }
+        }
+        return std::vector<unsigned char>{};
+    });
+}
+
 BOOST_AUTO_TEST_CASE(ring_and_rabenseifner)
 {
     testing::on_every_size([](const mpi::communicator& sub) {

@@ -20,6 +20,7 @@
 #include <boost/mpi/packed_iarchive.hpp>
 #include <boost/mpi/packed_oarchive.hpp>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstring>
 #include <exception>
@@ -114,6 +115,67 @@ T schedule_allreduce(const boost::mpi::communicator& comm, const schedule& s, co
     const auto failed = runner.run(mine, codec, std::nullopt, count ? *count : local, own);
     detail::throw_failure(failed, own);
     return mine;
+}
+
+namespace detail {
+
+/// A vector of trivially copyable values per partial, combined element by element.
+template <class T, class Op>
+struct elements_codec {
+    using partial = std::vector<T>;
+    Op* op;
+    std::size_t n;
+
+    std::size_t fixed_bytes(int /*lo*/, int /*hi*/) const { return std::max<std::size_t>(1, n * sizeof(T)); }
+
+    void write(const partial& v, std::vector<char>& out) const
+    {
+        const std::size_t at = out.size();
+        out.resize(at + n * sizeof(T));
+        if (n > 0) {
+            std::memcpy(out.data() + at, v.data(), n * sizeof(T));
+        }
+    }
+
+    partial read(const char* data, std::size_t bytes, int /*lo*/, int /*hi*/) const
+    {
+        if (bytes != n * sizeof(T)) {
+            throw std::logic_error("treefold: schedule message of unexpected size (internal error)");
+        }
+        partial v(n);
+        if (n > 0) {
+            std::memcpy(static_cast<void*>(v.data()), data, bytes);
+        }
+        return v;
+    }
+
+    void combine(partial& left, partial&& right)
+    {
+        for (std::size_t i = 0; i < n; ++i) {
+            left[i] = (*op)(std::as_const(left[i]), std::as_const(right[i]));
+        }
+    }
+};
+
+} // namespace detail
+
+/// Element-wise allreduce of `data` (in place) along schedule `s`: element i ends as the
+/// rank-order combination of every rank's element i, bit-identical on every rank, for any
+/// associative operator (commutative or not). `data.size()` must be the same on every rank
+/// (not checked: a mismatch is an MPI truncation error). Errors as in schedule_allreduce.
+template <class T, class Op>
+void schedule_allreduce_elements(const boost::mpi::communicator& comm, const schedule& s, std::span<T> data, Op op,
+                                 exchange::counters* count = nullptr)
+{
+    static_assert(std::is_trivially_copyable_v<T>, "treefold: element-wise schedules need trivially copyable values");
+    detail::schedule_runner runner(comm, s);
+    detail::elements_codec<T, Op> codec{&op, data.size()};
+    std::vector<T> mine(data.begin(), data.end());
+    exchange::counters local;
+    std::exception_ptr own;
+    const auto failed = runner.run(mine, codec, std::nullopt, count ? *count : local, own);
+    detail::throw_failure(failed, own);
+    std::copy(mine.begin(), mine.end(), data.begin());
 }
 
 namespace detail {

@@ -42,8 +42,9 @@ double b_upper_numeric(double c);
 double modelled_time(const collective::schedule& s, int p, const params& m);
 
 /// Heuristic schedule: factors built from p's prime factors near b_opt + 1 and at most
-/// b_upper + 1 (at least 2); if p has a prime factor above that bound, the largest
-/// m < p with small prime factors takes the factor stages and the other p − m ranks merge.
+/// b_upper + 1 (at least 2); if p has a prime factor above that bound, some m in [p/2, p)
+/// with small prime factors takes the factor stages and the other p − m ranks merge (the m
+/// of least modelled time; recursive doubling if that is faster). O(p·√p) at worst.
 collective::schedule heuristic(int p, const params& m);
 
 /// The schedule of least modelled time among every fold (none, collapse(T,B) for every B

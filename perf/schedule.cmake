@@ -1,0 +1,9 @@
+# Allreduce schedules (not run by ctest):
+#   mpirun -n 2 perf/schedule_calibrate [--out FILE]   measures alpha_p, alpha_r -> FILE
+#   mpirun -n P perf/osu_allreduce [--calibration FILE] OSU-style latency, 8 B .. 4 KiB
+#   perf/schedule_efficiency [--svg FILE]               best vs recursive doubling / heuristic
+foreach(prog schedule_calibrate osu_allreduce schedule_efficiency)
+  add_executable(${prog} ${CMAKE_CURRENT_LIST_DIR}/${prog}.cpp)
+  target_link_libraries(${prog} PRIVATE treefold::treefold)
+  treefold_target_flags(${prog})
+endforeach()
