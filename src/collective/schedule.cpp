@@ -195,10 +195,10 @@ std::string schedule::to_string() const
 
 void schedule::check(int p) const
 {
-    const std::string me = to_string();
+    // The text form is only built when something is wrong: check() runs on every call.
     auto fail = [&](const std::string& why) {
-        throw std::invalid_argument("treefold: schedule '" + me + "' does not fit p = " + std::to_string(p) + ": " +
-                                    why);
+        throw std::invalid_argument("treefold: schedule '" + to_string() + "' does not fit p = " + std::to_string(p) +
+                                    ": " + why);
     };
     if (p < 1) {
         fail("p must be at least 1");

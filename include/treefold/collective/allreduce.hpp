@@ -92,6 +92,40 @@ inline void throw_failure(const std::optional<exchange::failure>& failed, const 
 
 } // namespace detail
 
+/// A schedule planned once for a communicator and run by many allreduce calls (the free
+/// functions below plan on every call). Construction checks the schedule (every rank throws
+/// the same std::invalid_argument if it does not fit comm.size()); no message is sent.
+class schedule_allreducer {
+public:
+    schedule_allreducer(const boost::mpi::communicator& comm, const schedule& s) : runner_(comm, s), comm_(comm) {}
+
+    /// The schedule this allreducer runs.
+    const schedule& plan() const { return runner_.plan(); }
+
+    /// See schedule_allreduce (one value per rank).
+    template <class T, class Op>
+    T operator()(const T& value, Op op, exchange::counters* count = nullptr)
+    {
+        static_assert(std::is_invocable_r_v<T, Op&, const T&, const T&>,
+                      "treefold: the operator must be callable as T op(const T& left, const T& right)");
+        detail::value_codec<T, Op> codec{&op, comm_};
+        T mine = value;
+        exchange::counters local;
+        std::exception_ptr own;
+        const auto failed = runner_.run(mine, codec, std::nullopt, count ? *count : local, own);
+        detail::throw_failure(failed, own);
+        return mine;
+    }
+
+    /// See schedule_allreduce_elements (element-wise, in place).
+    template <class T, class Op>
+    void elements(std::span<T> data, Op op, exchange::counters* count = nullptr);
+
+private:
+    detail::schedule_runner runner_;
+    boost::mpi::communicator comm_;
+};
+
 /// Allreduce of one value per rank along schedule `s`: every rank returns
 /// op(...op(op(v_0, v_1), v_2)..., v_{p-1}) grouped as the schedule dictates, which for an
 /// associative operator is the rank-order product, bit-identical on every rank.
@@ -105,16 +139,8 @@ template <class T, class Op>
 T schedule_allreduce(const boost::mpi::communicator& comm, const schedule& s, const T& value, Op op,
                      exchange::counters* count = nullptr)
 {
-    static_assert(std::is_invocable_r_v<T, Op&, const T&, const T&>,
-                  "treefold: the operator must be callable as T op(const T& left, const T& right)");
-    detail::schedule_runner runner(comm, s);
-    detail::value_codec<T, Op> codec{&op, comm};
-    T mine = value;
-    exchange::counters local;
-    std::exception_ptr own;
-    const auto failed = runner.run(mine, codec, std::nullopt, count ? *count : local, own);
-    detail::throw_failure(failed, own);
-    return mine;
+    schedule_allreducer run(comm, s);
+    return run(value, std::move(op), count);
 }
 
 namespace detail {
@@ -167,13 +193,19 @@ template <class T, class Op>
 void schedule_allreduce_elements(const boost::mpi::communicator& comm, const schedule& s, std::span<T> data, Op op,
                                  exchange::counters* count = nullptr)
 {
+    schedule_allreducer run(comm, s);
+    run.elements(data, std::move(op), count);
+}
+
+template <class T, class Op>
+void schedule_allreducer::elements(std::span<T> data, Op op, exchange::counters* count)
+{
     static_assert(std::is_trivially_copyable_v<T>, "treefold: element-wise schedules need trivially copyable values");
-    detail::schedule_runner runner(comm, s);
     detail::elements_codec<T, Op> codec{&op, data.size()};
     std::vector<T> mine(data.begin(), data.end());
     exchange::counters local;
     std::exception_ptr own;
-    const auto failed = runner.run(mine, codec, std::nullopt, count ? *count : local, own);
+    const auto failed = runner_.run(mine, codec, std::nullopt, count ? *count : local, own);
     detail::throw_failure(failed, own);
     std::copy(mine.begin(), mine.end(), data.begin());
 }

@@ -66,8 +66,8 @@ public:
             }
         }
         starts_ = s.segment_starts(p_);
-        m_ = static_cast<int>(starts_.size()) - 1;
         segment_ = static_cast<int>(std::upper_bound(starts_.begin(), starts_.end(), me_) - starts_.begin()) - 1;
+        plan_steps();
     }
 
     const schedule& plan() const { return sched_; }
@@ -81,59 +81,11 @@ public:
                                          std::optional<exchange::failure> failed, exchange::counters& count,
                                          std::exception_ptr& own_error)
     {
-        const int seg_lo = starts_[static_cast<std::size_t>(segment_)];
-        const int seg_hi = starts_[static_cast<std::size_t>(segment_) + 1];
-        // Fold: members send to their representative, which combines the segment.
-        if (seg_hi - seg_lo > 1) {
-            if (me_ != seg_lo) {
-                stage(codec, mine, failed, count, own_error, {seg_lo}, {}, 0, 0);
-            } else {
-                std::vector<source> from;
-                for (int q = seg_lo + 1; q < seg_hi; ++q) {
-                    from.push_back({q, q, q + 1});
-                }
-                stage(codec, mine, failed, count, own_error, {}, std::move(from), 0, seg_lo);
-            }
+        for (const step& st : steps_) {
+            stage(codec, mine, failed, count, own_error, st);
         }
-        // Factor stages among representatives (active index = segment).
-        if (me_ == seg_lo) {
-            const int a = segment_;
-            int stride = 1;
-            for (const int f : sched_.factors()) {
-                const int digit = (a / stride) % f;
-                const int base = a - digit * stride;
-                const int block = (a / (stride * f)) * (stride * f); // first active index of my group's range
-                std::vector<int> to;
-                std::vector<source> from;
-                for (int t = 1; t < f; ++t) { // rotated order spreads arrivals over the peers
-                    const int j = (digit + t) % f;
-                    to.push_back(starts_[static_cast<std::size_t>(base + j * stride)]);
-                }
-                for (int j = 0; j < f; ++j) {
-                    if (j == digit) {
-                        continue;
-                    }
-                    const int lo = block + j * stride;
-                    from.push_back({starts_[static_cast<std::size_t>(base + j * stride)],
-                                    starts_[static_cast<std::size_t>(lo)],
-                                    starts_[static_cast<std::size_t>(lo + stride)]});
-                }
-                stage(codec, mine, failed, count, own_error, std::move(to), std::move(from),
-                      static_cast<std::size_t>(digit), starts_[static_cast<std::size_t>(block + digit * stride)]);
-                stride *= f;
-            }
-        }
-        // Unfold: representatives send the result to the rest of their segment.
-        if (seg_hi - seg_lo > 1) {
-            if (me_ == seg_lo) {
-                std::vector<int> to;
-                for (int q = seg_lo + 1; q < seg_hi; ++q) {
-                    to.push_back(q);
-                }
-                stage(codec, mine, failed, count, own_error, std::move(to), {}, 0, 0);
-            } else {
-                receive_result(codec, mine, failed, seg_lo);
-            }
+        if (result_from_ >= 0) {
+            receive_result(codec, mine, failed, result_from_);
         }
         return failed;
     }
@@ -143,6 +95,66 @@ private:
         int position; // who sends
         int lo, hi;   // the positions its partial covers
     };
+    /// One round for this rank: send to `to`, receive `from`, combine with mine at `self_at`.
+    struct step {
+        std::vector<int> to;
+        std::vector<source> from;
+        std::size_t self_at = 0;
+    };
+
+    /// This rank's rounds: fold, factor stages (representatives only), unfold.
+    void plan_steps()
+    {
+        const int seg_lo = starts_[static_cast<std::size_t>(segment_)];
+        const int seg_hi = starts_[static_cast<std::size_t>(segment_) + 1];
+        // Fold: members send to their representative, which combines the segment.
+        if (seg_hi - seg_lo > 1) {
+            step st;
+            if (me_ != seg_lo) {
+                st.to.push_back(seg_lo);
+            } else {
+                for (int q = seg_lo + 1; q < seg_hi; ++q) {
+                    st.from.push_back({q, q, q + 1});
+                }
+            }
+            steps_.push_back(std::move(st));
+        }
+        if (me_ != seg_lo) {
+            result_from_ = seg_lo; // unfold: the result comes from the representative
+            return;
+        }
+        // Factor stages among representatives (active index = segment).
+        const int a = segment_;
+        int stride = 1;
+        for (const int f : sched_.factors()) {
+            const int digit = (a / stride) % f;
+            const int base = a - digit * stride;
+            const int block = (a / (stride * f)) * (stride * f); // first active index of the group's range
+            step st;
+            for (int t = 1; t < f; ++t) { // rotated order spreads arrivals over the peers
+                st.to.push_back(starts_[static_cast<std::size_t>(base + ((digit + t) % f) * stride)]);
+            }
+            for (int j = 0; j < f; ++j) {
+                if (j != digit) {
+                    const int lo = block + j * stride;
+                    st.from.push_back({starts_[static_cast<std::size_t>(base + j * stride)],
+                                       starts_[static_cast<std::size_t>(lo)],
+                                       starts_[static_cast<std::size_t>(lo + stride)]});
+                }
+            }
+            st.self_at = static_cast<std::size_t>(digit);
+            steps_.push_back(std::move(st));
+            stride *= f;
+        }
+        // Unfold: the representative sends the result to the rest of its segment.
+        if (seg_hi - seg_lo > 1) {
+            step st;
+            for (int q = seg_lo + 1; q < seg_hi; ++q) {
+                st.to.push_back(q);
+            }
+            steps_.push_back(std::move(st));
+        }
+    }
 
     static constexpr std::size_t header_bytes = 8;
     static constexpr std::size_t failure_bytes = header_bytes + 16;
@@ -189,15 +201,16 @@ private:
         return f;
     }
 
-    /// Sends `mine` to positions `to` (non-blocking) and receives the partials of `from`;
-    /// combines [from before self] mine [from after self] left to right when `from` is not
-    /// empty. `self_at` is where mine sits among the f values; `lo` is unused but documents
-    /// the combined range's start.
+    /// Sends `mine` to positions st.to (non-blocking) and receives the partials of st.from;
+    /// when st.from is not empty, combines [from before self] mine [from after self] left to
+    /// right (st.self_at is where mine sits among the values).
     template <class Codec>
     void stage(Codec& codec, typename Codec::partial& mine, std::optional<exchange::failure>& failed,
-               exchange::counters& count, std::exception_ptr& own_error, std::vector<int> to,
-               std::vector<source> from, std::size_t self_at, int /*lo*/)
+               exchange::counters& count, std::exception_ptr& own_error, const step& st)
     {
+        const std::vector<int>& to = st.to;
+        const std::vector<source>& from = st.from;
+        const std::size_t self_at = st.self_at;
         encode(codec, mine, failed, out_);
         sends_.clear();
         for (const int q : to) {
@@ -220,7 +233,8 @@ private:
             recvs_.push_back(comm_.irecv(rank(from[i].position), schedule_tag, in_[i].data(),
                                          static_cast<int>(in_[i].size())));
         }
-        std::vector<std::size_t> sizes(from.size());
+        std::vector<std::size_t>& sizes = sizes_;
+        sizes.assign(from.size(), 0);
         for (std::size_t i = 0; i < from.size(); ++i) {
             if (posted) {
                 const boost::mpi::status st = recvs_[i].wait();
@@ -292,13 +306,15 @@ private:
     std::vector<int> rank_of_;
     int me_ = 0;
     std::vector<int> starts_; // segment starts by active index, plus p
-    int m_ = 0;
     int segment_ = 0;
+    std::vector<step> steps_;
+    int result_from_ = -1; // position the result comes from (segment members), else -1
     // Per-call buffers (capacity kept between calls).
     std::vector<char> out_;
     std::vector<std::vector<char>> in_;
     std::vector<boost::mpi::request> sends_;
     std::vector<boost::mpi::request> recvs_;
+    std::vector<std::size_t> sizes_;
 };
 
 } // namespace detail
