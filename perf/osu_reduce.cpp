@@ -2,7 +2,9 @@
 // MPI_Reduce, MPI_FLOAT / MPI_SUM, message sizes 8 B .. 1 MiB.
 //
 //   mpirun -n <p> osu_reduce [--min B] [--max B] [--iterations N] [--iterations-large N]
-//                            [--root R] [--csv-only]
+//                            [--root R] [--allreduce] [--csv-only]
+//
+// --allreduce times treefold_allreduce_* against MPI_Allreduce instead (root ignored).
 //
 // For every size, each method runs `skip` warm-up calls and then `iterations` timed calls
 // (1000, or 100 above 8 KiB), each after a barrier. Like the OSU micro-benchmarks, avg is
@@ -19,6 +21,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <span>
 #include <string>
 #include <thread>
 #include <vector>
@@ -33,12 +36,27 @@ struct method {
     bool counted; // treefold_reduce_last_counters applies
 };
 
-const method methods[] = {
+const method reduce_methods[] = {
     {"MPI_Reduce", &MPI_Reduce, false},
     {"binomial", &treefold_reduce_binomial, true},
     {"fibonacci", &treefold_reduce_fibonacci, true},
     {"binary", &treefold_reduce_binary, true},
     {"inorder", &treefold_reduce_inorder, true},
+};
+
+// The allreduce functions behind the reduce signature (the root is ignored).
+template <int (*F)(const void*, void*, int, MPI_Datatype, MPI_Op, MPI_Comm)>
+int as_reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op, int /*root*/, MPI_Comm comm)
+{
+    return F(sendbuf, recvbuf, count, type, op, comm);
+}
+
+const method allreduce_methods[] = {
+    {"MPI_Allreduce", &as_reduce<&MPI_Allreduce>, false},
+    {"binomial", &as_reduce<&treefold_allreduce_binomial>, true},
+    {"fibonacci", &as_reduce<&treefold_allreduce_fibonacci>, true},
+    {"binary", &as_reduce<&treefold_allreduce_binary>, true},
+    {"inorder", &as_reduce<&treefold_allreduce_inorder>, true},
 };
 
 struct options {
@@ -48,6 +66,7 @@ struct options {
     int iterations_large = 100;
     long large_from = 8192; // sizes above this use iterations_large (as OSU does)
     int root = 0;
+    bool allreduce = false;
     bool csv_only = false;
 };
 
@@ -67,6 +86,8 @@ options parse(int argc, char** argv)
             o.iterations_large = std::atoi(argv[++i]);
         } else if (a == "--root" && has_value) {
             o.root = std::atoi(argv[++i]);
+        } else if (a == "--allreduce") {
+            o.allreduce = true;
         } else if (a == "--csv-only") {
             o.csv_only = true;
         } else {
@@ -117,7 +138,7 @@ row measure(const method& m, long bytes, int iterations, const options& o, int m
         r.rounds = c.rounds;
     }
     const float want = static_cast<float>(p) * static_cast<float>(p + 1) / 2.0F;
-    int ok = me != o.root || std::all_of(out.begin(), out.end(), [&](float v) { return v == want; }) ? 1 : 0;
+    int ok = (me != o.root && !o.allreduce) || std::all_of(out.begin(), out.end(), [&](float v) { return v == want; }) ? 1 : 0;
     MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     r.correct = ok == 1;
 
@@ -162,37 +183,39 @@ int main(int argc, char** argv)
     const bool oversubscribed = static_cast<unsigned>(p) > cores;
 
     if (me == 0 && !o.csv_only) {
-        std::printf("# treefold OSU-style reduce latency: p = %d on %s (%u cores)%s, MPI_FLOAT MPI_SUM, root %d\n", p,
-                    host, cores, oversubscribed ? ", OVERSUBSCRIBED: timings are not representative" : "", o.root);
-        std::printf("# %-10s %10s %12s %12s %12s %12s %8s %9s %6s\n", "method", "bytes", "avg(us)", "min(us)",
+        std::printf("# treefold OSU-style %s latency: p = %d on %s (%u cores)%s, MPI_FLOAT MPI_SUM, root %d\n",
+                    o.allreduce ? "allreduce" : "reduce", p, host, cores,
+                    oversubscribed ? ", OVERSUBSCRIBED: timings are not representative" : "", o.root);
+        std::printf("# %-13s %10s %12s %12s %12s %12s %8s %9s %6s\n", "method", "bytes", "avg(us)", "min(us)",
                     "max(us)", "median(us)", "ratio", "messages", "rounds");
     }
     std::vector<std::string> csv;
     for (long bytes = o.min_bytes; bytes <= o.max_bytes; bytes *= 2) {
         const int iterations = bytes > o.large_from ? o.iterations_large : o.iterations;
         double baseline = 0;
-        for (const auto& m : methods) {
+        for (const auto& m : o.allreduce ? std::span<const method>(allreduce_methods)
+                                         : std::span<const method>(reduce_methods)) {
             const row r = measure(m, bytes, iterations, o, me, p);
-            if (std::strcmp(m.name, "MPI_Reduce") == 0) {
+            if (!m.counted) {
                 baseline = r.avg;
             }
             const double ratio = baseline > 0 ? r.avg / baseline : 0.0;
             if (me == 0) {
                 if (!o.csv_only) {
-                    std::printf("  %-10s %10ld %12.2f %12.2f %12.2f %12.2f %8.2f %9lld %6d%s\n", m.name, bytes, r.avg,
+                    std::printf("  %-13s %10ld %12.2f %12.2f %12.2f %12.2f %8.2f %9lld %6d%s\n", m.name, bytes, r.avg,
                                 r.min, r.max, r.median, ratio, r.messages, r.rounds, r.correct ? "" : "  WRONG RESULT");
                 }
                 char line[512];
-                std::snprintf(line, sizeof line, "%s,%d,%d,%s,%ld,%d,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.4f,%lld,%lld,%d,%d",
-                              host, p, oversubscribed ? 1 : 0, m.name, bytes, o.root, iterations, r.avg, r.min, r.max,
+                std::snprintf(line, sizeof line, "%s,%d,%d,%s,%s,%ld,%d,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.4f,%lld,%lld,%d,%d",
+                              host, p, oversubscribed ? 1 : 0, o.allreduce ? "allreduce" : "reduce", m.name, bytes, o.root, iterations, r.avg, r.min, r.max,
                               r.median, r.p1, r.p99, ratio, r.messages, r.bytes, r.rounds, r.correct ? 1 : 0);
                 csv.emplace_back(line);
             }
         }
     }
     if (me == 0) {
-        std::printf("machine,p,oversubscribed,method,bytes,root,iterations,avg_us,min_us,max_us,median_us,p1_us,p99_us,"
-                    "ratio_to_mpi_reduce,messages,bytes_sent,rounds,correct\n");
+        std::printf("machine,p,oversubscribed,mode,method,bytes,root,iterations,avg_us,min_us,max_us,median_us,p1_us,p99_us,"
+                    "ratio_to_mpi,messages,bytes_sent,rounds,correct\n");
         for (const auto& line : csv) {
             std::printf("%s\n", line.c_str());
         }

@@ -189,6 +189,41 @@ int check_global(int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm
     return MPI_SUCCESS;
 }
 
+/// Binomial broadcast of `count` elements in `buffer` (or of a failure marker) from `from`.
+/// A rank that failed locally receives into scratch slot `spare` and passes a failure on.
+int broadcast_from(int from, void* buffer, MPI_Datatype datatype, const type_layout& t, MPI_Comm pc, int p, int me,
+                   std::size_t spare, bool& failed, long long message_bytes)
+{
+    const int rel = (me - from + p) % p;
+    void* into = failed ? scratch(spare, t) : buffer;
+    int mask = 1;
+    while (mask < p) {
+        if ((rel & mask) != 0) {
+            MPI_Status status;
+            const int rc = MPI_Recv(into, t.count, datatype, (rel - mask + from) % p, MPI_ANY_TAG, pc, &status);
+            if (rc != MPI_SUCCESS) {
+                return rc;
+            }
+            failed = failed || status.MPI_TAG == tag_fail;
+            break;
+        }
+        mask <<= 1;
+    }
+    for (mask >>= 1; mask > 0; mask >>= 1) {
+        if (rel + mask < p) {
+            const int dest = (rel + mask + from) % p;
+            const int rc = failed ? MPI_Send(nullptr, 0, datatype, dest, tag_fail, pc)
+                                  : MPI_Send(buffer, t.count, datatype, dest, tag_data, pc);
+            if (rc != MPI_SUCCESS) {
+                return rc;
+            }
+            last_counters.messages += 1;
+            last_counters.bytes += failed ? 0 : message_bytes;
+        }
+    }
+    return MPI_SUCCESS;
+}
+
 /// The reduction along `shape` (see reduce.h for the contract).
 ///
 /// Every position pre-posts a receive per child, then folds its pieces (children before
@@ -199,19 +234,26 @@ int check_global(int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm
 /// piece's buffer. Either way the result ends in the last piece's buffer, which on the
 /// root is recvbuf whenever that is possible, and only an own input that must be written
 /// is copied.
+///
+/// With `all` (allreduce) the root is the shape's root, every rank may pass MPI_IN_PLACE and
+/// needs a recvbuf, and the result (or a failure) then goes to every rank along a binomial
+/// broadcast, so every rank returns the same error class.
 int reduce_along(const shape_ops& shape, const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
-                 MPI_Op op, int root, MPI_Comm comm)
+                 MPI_Op op, int root, MPI_Comm comm, bool all)
 {
     last_counters = {};
     int p = 0;
     int me = 0;
-    int rc = check_global(count, datatype, op, root, comm, &p, &me);
+    int rc = check_global(count, datatype, op, all ? 0 : root, comm, &p, &me);
     if (rc != MPI_SUCCESS) {
         return rc;
     }
+    if (all) {
+        root = shape.root(p);
+    }
     const bool in_place = sendbuf == MPI_IN_PLACE;
-    bool failed = (in_place && me != root) || (count > 0 && sendbuf == nullptr) ||
-                  (count > 0 && me == root && recvbuf == nullptr);
+    bool failed = (in_place && me != root && !all) || (count > 0 && sendbuf == nullptr) ||
+                  (count > 0 && (me == root || all) && recvbuf == nullptr);
     if (count == 0) {
         return failed ? MPI_ERR_BUFFER : MPI_SUCCESS;
     }
@@ -351,12 +393,19 @@ int reduce_along(const shape_ops& shape, const void* sendbuf, void* recvbuf, int
         }
         failed = failed || status.MPI_TAG == tag_fail;
     }
-    const int forward = top != root ? 1 : 0;
-    last_counters.total_messages = static_cast<std::uint64_t>(p - 1 + forward);
+    int extra = top != root ? 1 : 0;
+    if (all) {
+        rc = broadcast_from(top, recvbuf, datatype, t, pc, p, me, own_slot + 1, failed, message_bytes);
+        if (rc != MPI_SUCCESS) {
+            return rc;
+        }
+        extra = detail::broadcast_rounds(p);
+    }
+    last_counters.total_messages = static_cast<std::uint64_t>(all ? 2 * (p - 1) : p - 1 + extra);
     last_counters.rounds = shape.rounds;
     last_counters.depth = shape.height;
     last_counters.p = p;
-    last_counters.extra_rounds = forward;
+    last_counters.extra_rounds = extra;
     return failed ? MPI_ERR_BUFFER : MPI_SUCCESS;
 }
 
@@ -370,7 +419,7 @@ int treefold_reduce_binomial(const void* sendbuf, void* recvbuf, int count, MPI_
 {
     using namespace treefold::collective;
     static constexpr shape_ops shape = ops_of<binomial>();
-    return reduce_along(shape, sendbuf, recvbuf, count, datatype, op, root, comm);
+    return reduce_along(shape, sendbuf, recvbuf, count, datatype, op, root, comm, false);
 }
 
 int treefold_reduce_fibonacci(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
@@ -378,7 +427,7 @@ int treefold_reduce_fibonacci(const void* sendbuf, void* recvbuf, int count, MPI
 {
     using namespace treefold::collective;
     static constexpr shape_ops shape = ops_of<fibonacci>();
-    return reduce_along(shape, sendbuf, recvbuf, count, datatype, op, root, comm);
+    return reduce_along(shape, sendbuf, recvbuf, count, datatype, op, root, comm, false);
 }
 
 int treefold_reduce_binary(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
@@ -386,7 +435,7 @@ int treefold_reduce_binary(const void* sendbuf, void* recvbuf, int count, MPI_Da
 {
     using namespace treefold::collective;
     static constexpr shape_ops shape = ops_of<binary>();
-    return reduce_along(shape, sendbuf, recvbuf, count, datatype, op, root, comm);
+    return reduce_along(shape, sendbuf, recvbuf, count, datatype, op, root, comm, false);
 }
 
 int treefold_reduce_inorder(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
@@ -394,7 +443,39 @@ int treefold_reduce_inorder(const void* sendbuf, void* recvbuf, int count, MPI_D
 {
     using namespace treefold::collective;
     static constexpr shape_ops shape = ops_of<inorder>();
-    return reduce_along(shape, sendbuf, recvbuf, count, datatype, op, root, comm);
+    return reduce_along(shape, sendbuf, recvbuf, count, datatype, op, root, comm, false);
+}
+
+int treefold_allreduce_binomial(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                             MPI_Comm comm)
+{
+    using namespace treefold::collective;
+    static constexpr shape_ops shape = ops_of<binomial>();
+    return reduce_along(shape, sendbuf, recvbuf, count, datatype, op, 0, comm, true);
+}
+
+int treefold_allreduce_fibonacci(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                             MPI_Comm comm)
+{
+    using namespace treefold::collective;
+    static constexpr shape_ops shape = ops_of<fibonacci>();
+    return reduce_along(shape, sendbuf, recvbuf, count, datatype, op, 0, comm, true);
+}
+
+int treefold_allreduce_binary(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                             MPI_Comm comm)
+{
+    using namespace treefold::collective;
+    static constexpr shape_ops shape = ops_of<binary>();
+    return reduce_along(shape, sendbuf, recvbuf, count, datatype, op, 0, comm, true);
+}
+
+int treefold_allreduce_inorder(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                             MPI_Comm comm)
+{
+    using namespace treefold::collective;
+    static constexpr shape_ops shape = ops_of<inorder>();
+    return reduce_along(shape, sendbuf, recvbuf, count, datatype, op, 0, comm, true);
 }
 
 void treefold_reduce_last_counters(treefold_reduce_counters* out)

@@ -14,6 +14,7 @@
 #include <climits>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <string>
 #include <vector>
@@ -26,23 +27,28 @@ namespace {
 
 using reduce_fn = int (*)(const void*, void*, int, MPI_Datatype, MPI_Op, int, MPI_Comm);
 
+using allreduce_fn = int (*)(const void*, void*, int, MPI_Datatype, MPI_Op, MPI_Comm);
+
 struct shape_entry {
     const char* name;
     reduce_fn fn;
+    allreduce_fn all;
     int (*root)(int);
     int (*rounds)(int);
     int (*depth)(int);
 };
 
 template <class Shape>
-shape_entry entry(reduce_fn fn)
+shape_entry entry(reduce_fn fn, allreduce_fn all)
 {
-    return {Shape::name, fn, &Shape::root, &tc::one_port_rounds<Shape>, &Shape::height};
+    return {Shape::name, fn, all, &Shape::root, &tc::one_port_rounds<Shape>, &Shape::height};
 }
 
 const std::array<shape_entry, 4> shapes{
-    entry<tc::binomial>(treefold_reduce_binomial), entry<tc::fibonacci>(treefold_reduce_fibonacci),
-    entry<tc::binary>(treefold_reduce_binary), entry<tc::inorder>(treefold_reduce_inorder)};
+    entry<tc::binomial>(treefold_reduce_binomial, treefold_allreduce_binomial),
+    entry<tc::fibonacci>(treefold_reduce_fibonacci, treefold_allreduce_fibonacci),
+    entry<tc::binary>(treefold_reduce_binary, treefold_allreduce_binary),
+    entry<tc::inorder>(treefold_reduce_inorder, treefold_allreduce_inorder)};
 
 MPI_Comm comm_world() { return static_cast<MPI_Comm>(world()); }
 
@@ -448,4 +454,79 @@ BOOST_AUTO_TEST_CASE(messages_never_meet_the_callers_traffic)
     MPI_Comm_dup(comm_world(), &mine);
     BOOST_CHECK_EQUAL(treefold_reduce_fibonacci(in.data(), out.data(), 100, MPI_INT, MPI_SUM, 0, mine), MPI_SUCCESS);
     BOOST_CHECK_EQUAL(MPI_Comm_free(&mine), MPI_SUCCESS);
+}
+
+BOOST_AUTO_TEST_CASE(allreduce_matches_mpi_allreduce_and_the_reduce)
+{
+    const int p = size_of();
+    const int me = rank_of();
+    const user_types u;
+    for (const int count : counts) {
+        std::vector<int> ints(static_cast<std::size_t>(count));
+        std::vector<double> doubles(ints.size());
+        for (int i = 0; i < count; ++i) {
+            ints[static_cast<std::size_t>(i)] = (me * 7919 + i * 31) % 2001 - 1000;
+            // Mixed magnitudes: the bracketing shows in the bits.
+            doubles[static_cast<std::size_t>(i)] = (i + me) % 3 == 0 ? 1e16 * (me % 2 == 0 ? 1 : -1) : 0.1 * (i + me);
+        }
+        std::vector<int> want(ints.size());
+        MPI_Allreduce(ints.data(), want.data(), count, MPI_INT, MPI_SUM, comm_world());
+        for (const auto& s : shapes) {
+            std::vector<int> got(ints.size(), -1);
+            BOOST_CHECK_EQUAL(s.all(ints.data(), got.data(), count, MPI_INT, MPI_SUM, comm_world()), MPI_SUCCESS);
+            BOOST_CHECK(all_ranks(world(), got == want));
+            std::vector<int> in_place = ints;
+            BOOST_CHECK_EQUAL(s.all(MPI_IN_PLACE, in_place.data(), count, MPI_INT, MPI_SUM, comm_world()), MPI_SUCCESS);
+            BOOST_CHECK(all_ranks(world(), in_place == want));
+            if (count > 1000) {
+                continue;
+            }
+            // The same bits on every rank, and the bits of the reduce to the shape's root.
+            std::vector<double> all(doubles.size());
+            std::vector<double> at_root(doubles.size());
+            BOOST_CHECK_EQUAL(s.all(doubles.data(), all.data(), count, MPI_DOUBLE, MPI_SUM, comm_world()), MPI_SUCCESS);
+            s.fn(doubles.data(), at_root.data(), count, MPI_DOUBLE, MPI_SUM, s.root(p), comm_world());
+            MPI_Bcast(at_root.data(), count, MPI_DOUBLE, s.root(p), comm_world());
+            BOOST_CHECK(all_ranks(world(), std::memcmp(all.data(), at_root.data(), all.size() * sizeof(double)) == 0));
+            // Rank order for a non-commutative op.
+            std::vector<mat> mine(static_cast<std::size_t>(count));
+            std::vector<mat> product(mine.size());
+            for (int i = 0; i < count; ++i) {
+                mine[static_cast<std::size_t>(i)] = matrix_of(me, i);
+                mat acc = matrix_of(0, i);
+                for (int r = 1; r < p; ++r) {
+                    acc = multiply(acc, matrix_of(r, i));
+                }
+                product[static_cast<std::size_t>(i)] = acc;
+            }
+            std::vector<mat> got_m(mine.size());
+            BOOST_CHECK_EQUAL(s.all(mine.data(), got_m.data(), count, u.matrix, u.matrix_op, comm_world()), MPI_SUCCESS);
+            BOOST_CHECK(all_ranks(world(), got_m == product));
+        }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(allreduce_buffer_error_reaches_every_rank)
+{
+    const int p = size_of();
+    const int me = rank_of();
+    std::vector<int> in(7, 1);
+    std::vector<int> out(7, 0);
+    for (const auto& s : shapes) {
+        for (int bad = 0; bad < p; ++bad) {
+            const int rc = s.all(in.data(), me == bad ? nullptr : out.data(), 7, MPI_INT, MPI_SUM, comm_world());
+            BOOST_CHECK(all_ranks(world(), rc == MPI_ERR_BUFFER));
+        }
+        const int rc = s.all(in.data(), out.data(), 7, MPI_INT, MPI_SUM, comm_world());
+        BOOST_CHECK(all_ranks(world(), rc == MPI_SUCCESS && out == std::vector<int>(7, p)));
+        treefold_reduce_counters c{};
+        treefold_reduce_last_counters(&c);
+        BOOST_CHECK_EQUAL(c.total_messages, 2LL * (p - 1));
+        BOOST_CHECK_EQUAL(boost::mpi::all_reduce(world(), c.messages, std::plus<long long>()), 2LL * (p - 1));
+        int log = 0;
+        while ((1 << log) < p) {
+            ++log;
+        }
+        BOOST_CHECK_EQUAL(c.rounds, s.rounds(p) + log);
+    }
 }

@@ -56,7 +56,23 @@ int treefold_reduce_binary(const void* sendbuf, void* recvbuf, int count, MPI_Da
 int treefold_reduce_inorder(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
                             MPI_Op op, int root, MPI_Comm comm);
 
-/** What the last treefold_reduce_* call on this thread did. */
+/**
+ * Allreduce with the MPI_Allreduce signature: the reduction along the shape to its root,
+ * then a binomial broadcast, so every rank gets the same bits. MPI_IN_PLACE is allowed on
+ * every rank. The errors are those above without MPI_ERR_ROOT; a buffer error (NULL sendbuf
+ * or recvbuf with count > 0) on any rank makes every rank return MPI_ERR_BUFFER, because
+ * the failure marker is broadcast in place of the result.
+ */
+int treefold_allreduce_binomial(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                                MPI_Comm comm);
+int treefold_allreduce_fibonacci(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                                 MPI_Comm comm);
+int treefold_allreduce_binary(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                              MPI_Comm comm);
+int treefold_allreduce_inorder(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                               MPI_Comm comm);
+
+/** What the last treefold_reduce_* or treefold_allreduce_* call on this thread did. */
 typedef struct treefold_reduce_counters {
     long long messages;       /**< messages this rank sent */
     long long bytes;          /**< payload bytes this rank sent (type size x count per message) */
