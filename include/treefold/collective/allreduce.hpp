@@ -44,7 +44,8 @@ struct value_codec {
     Op* op;
     boost::mpi::communicator comm;
 
-    std::size_t fixed_bytes(int /*lo*/, int /*hi*/) const { return raw ? sizeof(T) : 0; }
+    static constexpr bool sized = raw;
+    std::size_t payload_bytes(int /*lo*/, int /*hi*/) const { return sizeof(T); }
 
     void write(const T& v, std::vector<char>& out) const
     {
@@ -152,7 +153,8 @@ struct elements_codec {
     Op* op;
     std::size_t n;
 
-    std::size_t fixed_bytes(int /*lo*/, int /*hi*/) const { return std::max<std::size_t>(1, n * sizeof(T)); }
+    static constexpr bool sized = true;
+    std::size_t payload_bytes(int /*lo*/, int /*hi*/) const { return n * sizeof(T); }
 
     void write(const partial& v, std::vector<char>& out) const
     {

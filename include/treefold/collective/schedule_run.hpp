@@ -6,18 +6,19 @@
 /// non-commutative operators. A Codec supplies the partial type and how it travels:
 ///
 ///     using partial = ...;
-///     std::size_t fixed_bytes(int lo, int hi) const;   // payload size for positions [lo,hi),
-///                                                      // or 0 when only a probe can tell
+///     static constexpr bool sized = ...;               // payload size known from the range?
+///     std::size_t payload_bytes(int lo, int hi) const;  // (sized) bytes for positions [lo,hi)
 ///     void write(const partial&, std::vector<char>& out) const;   // append payload bytes
 ///     partial read(const char* data, std::size_t n, int lo, int hi) const;
 ///     void combine(partial& left, partial&& right);    // left := left ∘ right (may throw)
 ///
-/// Every message is an 8-byte header (failure code and rank) followed by the payload or,
-/// for a failure, the failure's two counts; a rank that failed (or learned of a failure)
-/// keeps sending failure records wherever values were expected and receives everything
-/// owed to it, so no peer waits. Sends are non-blocking (a multicast of f−1 messages);
-/// receives are posted up front when the payload size is known and taken by probe in
-/// order otherwise.
+/// Sized payloads travel bare, into receives posted up front; a failure record (24 bytes)
+/// travels in a message 24 bytes longer than the expected payload, so the success path
+/// carries no header (a 4 KiB payload stays a 4 KiB message). Other payloads carry a
+/// one-byte flag and are taken by probe in order. A rank that failed (or learned of a
+/// failure) keeps sending failure records wherever values were expected and receives
+/// everything owed to it, so no peer waits. Sends are non-blocking (a multicast of f−1
+/// messages).
 
 #include "treefold/collective/schedule.hpp"
 #include "treefold/exchange/wire.hpp"
@@ -100,6 +101,7 @@ private:
         std::vector<int> to;
         std::vector<source> from;
         std::size_t self_at = 0;
+        int lo = 0, hi = 0; // the positions this rank's partial covers when it is sent
     };
 
     /// This rank's rounds: fold, factor stages (representatives only), unfold.
@@ -112,6 +114,8 @@ private:
             step st;
             if (me_ != seg_lo) {
                 st.to.push_back(seg_lo);
+                st.lo = me_;
+                st.hi = me_ + 1;
             } else {
                 for (int q = seg_lo + 1; q < seg_hi; ++q) {
                     st.from.push_back({q, q, q + 1});
@@ -143,6 +147,8 @@ private:
                 }
             }
             st.self_at = static_cast<std::size_t>(digit);
+            st.lo = starts_[static_cast<std::size_t>(block + digit * stride)];
+            st.hi = starts_[static_cast<std::size_t>(block + (digit + 1) * stride)];
             steps_.push_back(std::move(st));
             stride *= f;
         }
@@ -152,53 +158,86 @@ private:
             for (int q = seg_lo + 1; q < seg_hi; ++q) {
                 st.to.push_back(q);
             }
+            st.lo = 0;
+            st.hi = p_;
             steps_.push_back(std::move(st));
         }
     }
 
-    static constexpr std::size_t header_bytes = 8;
-    static constexpr std::size_t failure_bytes = header_bytes + 16;
+    static constexpr std::size_t record_bytes = 24; // code, rank, got, want
 
     int rank(int position) const { return rank_of_[static_cast<std::size_t>(position)]; }
 
-    template <class Codec>
-    void encode(const Codec& codec, const typename Codec::partial& v, const std::optional<exchange::failure>& failed,
-                std::vector<char>& out) const
+    static void write_record(char* at, const exchange::failure& f)
     {
-        out.assign(header_bytes, 0);
-        std::int32_t head[2] = {0, -1};
-        if (failed) {
-            head[0] = static_cast<std::int32_t>(failed->what);
-            head[1] = failed->rank;
-            std::memcpy(out.data(), head, header_bytes);
-            out.resize(failure_bytes);
-            std::memcpy(out.data() + header_bytes, &failed->got, 8);
-            std::memcpy(out.data() + header_bytes + 8, &failed->want, 8);
-            return;
-        }
-        std::memcpy(out.data(), head, header_bytes);
-        codec.write(v, out);
+        const std::int32_t head[2] = {static_cast<std::int32_t>(f.what), f.rank};
+        std::memcpy(at, head, 8);
+        std::memcpy(at + 8, &f.got, 8);
+        std::memcpy(at + 16, &f.want, 8);
     }
 
-    /// The failure a message carries, if any.
-    static std::optional<exchange::failure> decode_failure(const std::vector<char>& in, std::size_t n)
+    static exchange::failure read_record(const char* at)
     {
-        if (n < header_bytes) {
-            throw std::logic_error("treefold: schedule message without header (internal error)");
-        }
         std::int32_t head[2];
-        std::memcpy(head, in.data(), header_bytes);
-        if (head[0] == 0) {
-            return std::nullopt;
-        }
+        std::memcpy(head, at, 8);
         exchange::failure f;
         f.what = static_cast<exchange::failure::code>(head[0]);
         f.rank = head[1];
-        if (n >= failure_bytes) {
-            std::memcpy(&f.got, in.data() + header_bytes, 8);
-            std::memcpy(&f.want, in.data() + header_bytes + 8, 8);
-        }
+        std::memcpy(&f.got, at + 8, 8);
+        std::memcpy(&f.want, at + 16, 8);
         return f;
+    }
+
+    /// The message for `v` (or the failure) covering positions [lo, hi).
+    template <class Codec>
+    static void encode(const Codec& codec, const typename Codec::partial& v,
+                       const std::optional<exchange::failure>& failed, int lo, int hi, std::vector<char>& out)
+    {
+        out.clear();
+        if constexpr (Codec::sized) {
+            if (failed) {
+                out.resize(codec.payload_bytes(lo, hi) + record_bytes);
+                write_record(out.data(), *failed);
+            } else {
+                codec.write(v, out);
+            }
+        } else {
+            out.push_back(failed ? 1 : 0);
+            if (failed) {
+                out.resize(1 + record_bytes);
+                write_record(out.data() + 1, *failed);
+            } else {
+                codec.write(v, out);
+            }
+        }
+    }
+
+    /// Splits a received message of n bytes covering [lo, hi) into its failure or payload.
+    template <class Codec>
+    static std::optional<exchange::failure> decode(const Codec& codec, const std::vector<char>& in, std::size_t n,
+                                                   int lo, int hi, const char*& data, std::size_t& size)
+    {
+        if constexpr (Codec::sized) {
+            const std::size_t expected = codec.payload_bytes(lo, hi);
+            if (n == expected) {
+                data = in.data();
+                size = n;
+                return std::nullopt;
+            }
+            if (n == expected + record_bytes) {
+                return read_record(in.data());
+            }
+        } else {
+            if (n >= 1 && in[0] == 0) {
+                data = in.data() + 1;
+                size = n - 1;
+                return std::nullopt;
+            }
+            if (n == 1 + record_bytes) {
+                return read_record(in.data() + 1);
+            }
+        }
+        throw std::logic_error("treefold: schedule message of unexpected size (internal error)");
     }
 
     /// Sends `mine` to positions st.to (non-blocking) and receives the partials of st.from;
@@ -211,7 +250,7 @@ private:
         const std::vector<int>& to = st.to;
         const std::vector<source>& from = st.from;
         const std::size_t self_at = st.self_at;
-        encode(codec, mine, failed, out_);
+        encode(codec, mine, failed, st.lo, st.hi, out_);
         sends_.clear();
         for (const int q : to) {
             sends_.push_back(comm_.isend(rank(q), schedule_tag, out_.data(), static_cast<int>(out_.size())));
@@ -222,46 +261,43 @@ private:
             in_.resize(from.size());
         }
         recvs_.clear();
-        bool posted = true;
-        for (std::size_t i = 0; i < from.size(); ++i) {
-            const std::size_t fixed = codec.fixed_bytes(from[i].lo, from[i].hi);
-            if (fixed == 0) {
-                posted = false;
-                break;
+        if constexpr (Codec::sized) {
+            for (std::size_t i = 0; i < from.size(); ++i) {
+                in_[i].resize(codec.payload_bytes(from[i].lo, from[i].hi) + record_bytes);
+                recvs_.push_back(comm_.irecv(rank(from[i].position), schedule_tag, in_[i].data(),
+                                             static_cast<int>(in_[i].size())));
             }
-            in_[i].resize(std::max(header_bytes + fixed, failure_bytes));
-            recvs_.push_back(comm_.irecv(rank(from[i].position), schedule_tag, in_[i].data(),
-                                         static_cast<int>(in_[i].size())));
         }
         std::vector<std::size_t>& sizes = sizes_;
         sizes.assign(from.size(), 0);
         for (std::size_t i = 0; i < from.size(); ++i) {
-            if (posted) {
-                const boost::mpi::status st = recvs_[i].wait();
-                sizes[i] = static_cast<std::size_t>(*st.template count<char>());
+            if constexpr (Codec::sized) {
+                const boost::mpi::status got = recvs_[i].wait();
+                sizes[i] = static_cast<std::size_t>(*got.template count<char>());
             } else {
-                const boost::mpi::status st = comm_.probe(rank(from[i].position), schedule_tag);
-                sizes[i] = static_cast<std::size_t>(*st.template count<char>());
+                const boost::mpi::status got = comm_.probe(rank(from[i].position), schedule_tag);
+                sizes[i] = static_cast<std::size_t>(*got.template count<char>());
                 in_[i].resize(sizes[i]);
                 comm_.recv(rank(from[i].position), schedule_tag, in_[i].data(), static_cast<int>(sizes[i]));
             }
         }
         if (!from.empty()) {
-            std::vector<typename Codec::partial> parts;
-            parts.reserve(from.size() + 1);
+            payload_.assign(from.size(), {nullptr, 0});
             for (std::size_t i = 0; i < from.size(); ++i) {
-                if (auto f = decode_failure(in_[i], sizes[i])) {
+                if (auto f = decode(codec, in_[i], sizes[i], from[i].lo, from[i].hi, payload_[i].first,
+                                    payload_[i].second)) {
                     failed = failed ? failed : f;
                 }
             }
             if (!failed) {
                 try {
+                    std::vector<typename Codec::partial> parts;
+                    parts.reserve(from.size() + 1);
                     for (std::size_t i = 0; i < from.size(); ++i) {
                         if (i == self_at) {
                             parts.push_back(std::move(mine));
                         }
-                        parts.push_back(codec.read(in_[i].data() + header_bytes, sizes[i] - header_bytes, from[i].lo,
-                                                   from[i].hi));
+                        parts.push_back(codec.read(payload_[i].first, payload_[i].second, from[i].lo, from[i].hi));
                     }
                     if (self_at == from.size()) {
                         parts.push_back(std::move(mine));
@@ -291,12 +327,14 @@ private:
         }
         in_[0].resize(n);
         comm_.recv(rank(from), schedule_tag, in_[0].data(), static_cast<int>(n));
-        if (auto f = decode_failure(in_[0], n)) {
+        const char* data = nullptr;
+        std::size_t size = 0;
+        if (auto f = decode(codec, in_[0], n, 0, p_, data, size)) {
             failed = failed ? failed : f;
             return;
         }
         if (!failed) {
-            mine = codec.read(in_[0].data() + header_bytes, n - header_bytes, 0, p_);
+            mine = codec.read(data, size, 0, p_);
         }
     }
 
@@ -315,6 +353,7 @@ private:
     std::vector<boost::mpi::request> sends_;
     std::vector<boost::mpi::request> recvs_;
     std::vector<std::size_t> sizes_;
+    std::vector<std::pair<const char*, std::size_t>> payload_;
 };
 
 } // namespace detail

@@ -134,11 +134,8 @@ struct scheduled {
                 return s < e ? treefold::tree::maximal_nodes(s, e, self->n_) : std::vector<treefold::tree::node>{};
             }
 
-            std::size_t fixed_bytes(int lo, int hi) const
-            {
-                // Empty ranges still need a posted buffer: one byte stands for "no values".
-                return raw ? std::max<std::size_t>(1, nodes(lo, hi).size() * sizeof(T)) : 0;
-            }
+            static constexpr bool sized = raw;
+            std::size_t payload_bytes(int lo, int hi) const { return nodes(lo, hi).size() * sizeof(T); }
 
             void write(const partial& f, std::vector<char>& out) const
             {
