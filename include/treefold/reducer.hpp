@@ -5,7 +5,7 @@
 #include "treefold/exchange/direct.hpp"
 #include "treefold/exchange/tree.hpp"
 #include "treefold/exchange/wire.hpp"
-#include "treefold/kernel/scalar.hpp"
+#include "treefold/kernel/dispatch.hpp"
 #include "treefold/layout/block_layout.hpp"
 
 #include <boost/mpi/communicator.hpp>
@@ -44,7 +44,7 @@ concept result_everywhere_plan = requires { requires Plan::result_everywhere; };
 /// block per rank, else every rank throws the same std::invalid_argument. The plan is then
 /// reused by every call; calls do not modify the input and, for trivially copyable T,
 /// allocate nothing after the first.
-template <class T, class Op = std::plus<T>, class Kernel = kernel::scalar, class Exchange = exchange::direct>
+template <class T, class Op = std::plus<T>, class Kernel = kernel::best, class Exchange = exchange::direct>
 class reducer {
     static_assert(std::is_default_constructible_v<T> && std::is_copy_constructible_v<T>,
                   "treefold: element types must be default constructible and copyable");

@@ -44,10 +44,10 @@ T node_kernel(const T* first, std::uint64_t len)
 }
 
 template <class T, class Op>
-void row_kernel(const T* first, std::uint64_t len, std::size_t k, T* out)
+void row_kernel(const T* first, std::uint64_t len, std::size_t k, T* out, T* scratch)
 {
     Op op;
-    rows<arch>::reduce(first, len, k, op, out);
+    rows<arch>::reduce(first, len, k, op, out, scratch);
 }
 
 template <class T>

@@ -19,7 +19,7 @@ inline constexpr unsigned kind_count = 4; // plus, multiplies, min, max
 
 /// One architecture's precompiled kernels: node[type][kind] has type
 /// T (*)(const T*, std::uint64_t) and rows[type][kind] has type
-/// void (*)(const T*, std::uint64_t, std::size_t, T*).
+/// void (*)(const T*, std::uint64_t, std::size_t, T* out, T* scratch).
 struct arch_table {
     const char* name;
     erased_fn node[type_count][kind_count];

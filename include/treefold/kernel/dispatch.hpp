@@ -25,6 +25,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
+#include <vector>
 
 namespace treefold::kernel {
 
@@ -42,7 +43,20 @@ template <class T, ops::builtin_kind Kind>
 builtin_fn<T, Kind> builtin_kernel() noexcept;
 
 template <class T>
-using row_fn = void (*)(const T*, std::uint64_t, std::size_t, T*);
+using row_fn = void (*)(const T*, std::uint64_t, std::size_t, T*, T*);
+
+/// Scratch rows for the row kernels, per thread; grows, never shrinks, so calls allocate
+/// only while the largest node seen so far grows.
+template <class T>
+T* row_scratch(std::uint64_t len, std::size_t k)
+{
+    thread_local std::vector<T> buffer;
+    const std::size_t need = rows<xsimd::sse2>::scratch_size(len, k);
+    if (buffer.size() < need) {
+        buffer.resize(need);
+    }
+    return buffer.data();
+}
 
 /// The precompiled row kernel for (T, Kind) on the best supported architecture.
 template <class T, ops::builtin_kind Kind>
@@ -98,11 +112,12 @@ struct dispatch {
             if constexpr (ops::is_builtin_type<U> && inner != ops::builtin_kind::none) {
                 static const row_fn<U> fn = builtin_row_kernel<U, inner>();
                 T out;
-                fn(first->data(), len, row_of<T>::columns, out.data());
+                fn(first->data(), len, row_of<T>::columns, out.data(), row_scratch<U>(len, row_of<T>::columns));
                 return out;
             } else if constexpr (batch_callable<typename columnwise_of<O>::inner, U, Arch>) {
                 T out;
-                rows<Arch>::reduce(first->data(), len, row_of<T>::columns, op.op, out.data());
+                rows<Arch>::reduce(first->data(), len, row_of<T>::columns, op.op, out.data(),
+                                   row_scratch<U>(len, row_of<T>::columns));
                 return out;
             } else {
                 return scalar::reduce_node(first, len, op);

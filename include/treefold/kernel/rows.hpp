@@ -21,18 +21,25 @@ namespace treefold::kernel {
 /// Row kernel policy on xsimd architecture `Arch`.
 template <class Arch>
 struct rows {
+    /// Values of scratch space reduce() needs for len rows of k values: one row per tree
+    /// level that can be pending (the binary counter's stack).
+    static constexpr std::size_t scratch_size(std::uint64_t len, std::size_t k)
+    {
+        return (static_cast<std::size_t>(std::bit_width(len)) + 1) * k;
+    }
+
     /// out[c] = the tree over column c of the `len` rows of `k` values at `first`
     /// (len > 0, k > 0; out must not overlap the input). `Op` must be callable on T and on
-    /// xsimd::batch<T, Arch> with the same lane-wise bits.
+    /// xsimd::batch<T, Arch> with the same lane-wise bits. `scratch` (scratch_size(len, k)
+    /// values) may be null, and is then allocated for the call.
     template <class T, class Op>
-    static void reduce(const T* first, std::uint64_t len, std::size_t k, Op& op, T* out)
+    static void reduce(const T* first, std::uint64_t len, std::size_t k, Op& op, T* out, T* scratch = nullptr)
     {
         assert(len > 0 && k > 0);
-        // One row per tree level that can be pending (the binary counter's stack).
-        const unsigned levels = static_cast<unsigned>(std::bit_width(len)) + 1;
-        buffer<T> stack(static_cast<std::size_t>(levels) * k);
+        buffer<T> own(scratch == nullptr ? scratch_size(len, k) : 0);
+        T* const stack = scratch == nullptr ? own.data : scratch;
         std::size_t depth = 0;
-        auto slot = [&](std::size_t d) { return stack.data + d * k; };
+        auto slot = [&](std::size_t d) { return stack + d * k; };
         for (std::uint64_t j = 0; j < len; ++j) {
             const T* row = first + j * k;
             int pairs = std::countr_zero(j + 1);
@@ -62,7 +69,7 @@ private:
     // TU must be templated on Arch, or the linker might keep the AVX-512 copy for everyone.
     template <class T>
     struct buffer {
-        explicit buffer(std::size_t n) : data(new T[n]) {}
+        explicit buffer(std::size_t n) : data(n == 0 ? nullptr : new T[n]) {}
         buffer(const buffer&) = delete;
         buffer& operator=(const buffer&) = delete;
         ~buffer() { delete[] data; }

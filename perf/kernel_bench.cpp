@@ -1,0 +1,163 @@
+// Local kernel benchmark: ns per element for one tree node of N doubles (the whole array),
+// for the scalar tree, each xsimd backend, kernel::best, std::accumulate (left to right)
+// and the irreproducible fast-math sum (the ceiling, kernel_fastmath_ceiling.cpp).
+//
+//   kernel_bench [--benchmark_repetitions=15] [google benchmark flags]
+//
+// After Google Benchmark's own table it prints, per N, the median ns/element of every mode
+// and its ratio to the ceiling and to std::accumulate measured in the same run, then the
+// same as CSV (machine, p, N, mode, repetitions, median, p1, p99, ratios).
+#include "bench_util.hpp"
+#include "treefold/kernel/dispatch.hpp"
+
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <map>
+#include <numeric>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace treefold::perf {
+double fastmath_sum(const double* x, std::size_t n);
+}
+
+namespace {
+
+using namespace treefold;
+
+const std::vector<std::size_t> sizes = {64, 1000, 100000, std::size_t{1} << 20, 21410970};
+const std::vector<std::string> modes = {"fastmath_ceiling", "accumulate", "scalar_tree", "sse2",
+                                        "avx2", "avx512f", "best"};
+
+/// Per-site log-likelihood-like values (negative, varied magnitude), shared by all modes.
+const std::vector<double>& data()
+{
+    static const std::vector<double> xs = [] {
+        std::vector<double> v(sizes.back());
+        std::mt19937_64 rng(42);
+        std::lognormal_distribution<double> d(1.0, 1.5);
+        for (auto& x : v) {
+            x = -d(rng);
+        }
+        return v;
+    }();
+    return xs;
+}
+
+template <class F>
+void run(benchmark::State& state, F&& reduce)
+{
+    const auto n = static_cast<std::size_t>(state.range(0));
+    const double* x = data().data();
+    for (auto _ : state) {
+        double r = reduce(x, n);
+        benchmark::DoNotOptimize(r);
+    }
+    state.counters["N"] = static_cast<double>(n);
+    state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(n));
+}
+
+void register_all()
+{
+    auto add = [](const std::string& mode, auto fn) {
+        auto* b = benchmark::RegisterBenchmark(mode.c_str(), [fn](benchmark::State& s) { run(s, fn); });
+        for (const auto n : sizes) {
+            b->Arg(static_cast<std::int64_t>(n));
+        }
+        b->Unit(benchmark::kMicrosecond)->MinTime(0.05);
+    };
+    add("fastmath_ceiling", [](const double* x, std::size_t n) { return perf::fastmath_sum(x, n); });
+    add("accumulate", [](const double* x, std::size_t n) { return std::accumulate(x, x + n, 0.0); });
+    add("scalar_tree", [](const double* x, std::size_t n) {
+        ops::plus op;
+        return kernel::scalar::reduce_node(x, n, op);
+    });
+    add("sse2", [](const double* x, std::size_t n) {
+        ops::plus op;
+        return kernel::simd<xsimd::sse2>::reduce_node(x, n, op);
+    });
+    if (kernel::simd_supported("avx2")) {
+        add("avx2", [](const double* x, std::size_t n) {
+            ops::plus op;
+            return kernel::simd<xsimd::avx2>::reduce_node(x, n, op);
+        });
+    }
+    if (kernel::simd_supported("avx512f")) {
+        add("avx512f", [](const double* x, std::size_t n) {
+            ops::plus op;
+            return kernel::simd<xsimd::avx512f>::reduce_node(x, n, op);
+        });
+    }
+    add("best", [](const double* x, std::size_t n) {
+        ops::plus op;
+        return kernel::best::reduce_node(x, n, op);
+    });
+}
+
+/// Console output as usual, and every repetition's ns/element kept for the summary.
+class collecting_reporter : public benchmark::ConsoleReporter {
+public:
+    void ReportRuns(const std::vector<Run>& runs) override
+    {
+        ConsoleReporter::ReportRuns(runs);
+        for (const auto& r : runs) {
+            if (r.run_type != Run::RT_Iteration || r.error_occurred) {
+                continue;
+            }
+            const std::string name = r.run_name.function_name;
+            const auto n = static_cast<std::size_t>(r.counters.at("N").value);
+            // real time per iteration, in the benchmark's unit (us) -> ns per element
+            samples[{n, name}].push_back(r.GetAdjustedRealTime() * 1e3 / static_cast<double>(n));
+        }
+    }
+    std::map<std::pair<std::size_t, std::string>, std::vector<double>> samples;
+};
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    benchmark::Initialize(&argc, argv);
+    if (benchmark::ReportUnrecognizedArguments(argc, argv)) {
+        return 1;
+    }
+    (void)data();
+    register_all();
+    collecting_reporter rep;
+    benchmark::RunSpecifiedBenchmarks(&rep);
+
+    std::printf("\nkernel::best uses %s. Median ns/element; ratios against the same run's medians.\n",
+                kernel::best_arch_name());
+    std::printf("%-10s %-17s %10s %11s %11s\n", "N", "mode", "ns/elem", "/ceiling", "/accumulate");
+    std::vector<std::string> csv;
+    for (const auto n : sizes) {
+        auto median_of = [&](const std::string& m) {
+            auto it = rep.samples.find({n, m});
+            return it == rep.samples.end() ? 0.0 : perf::quantile(it->second, 0.5);
+        };
+        const double ceiling = median_of("fastmath_ceiling");
+        const double acc = median_of("accumulate");
+        for (const auto& m : modes) {
+            auto it = rep.samples.find({n, m});
+            if (it == rep.samples.end()) {
+                continue;
+            }
+            const double med = perf::quantile(it->second, 0.5);
+            std::printf("%-10zu %-17s %10.4f %10.2fx %10.2fx\n", n, m.c_str(), med, med / ceiling, med / acc);
+            char line[512];
+            std::snprintf(line, sizeof line, "%s,1,%zu,%s,%zu,%.5f,%.5f,%.5f,%.4f,%.4f", perf::machine().c_str(), n,
+                          m.c_str(), it->second.size(), med, perf::quantile(it->second, 0.01),
+                          perf::quantile(it->second, 0.99), med / ceiling, med / acc);
+            csv.emplace_back(line);
+        }
+    }
+    std::printf("\nmachine,p,N,mode,repetitions,median_ns_per_elem,p1,p99,ratio_ceiling,ratio_accumulate\n");
+    for (const auto& l : csv) {
+        std::printf("%s\n", l.c_str());
+    }
+    return 0;
+}
