@@ -1,0 +1,35 @@
+# ctest script: the per-architecture kernel objects in libtreefold.a must not define any
+# weak (COMDAT) symbol that other objects could also define: the linker keeps one copy of
+# such a symbol for every caller, and the copy compiled with -mavx512f would then run on
+# CPUs without AVX-512 (see doc/design.md, "SIMD kernels"). Every weak symbol there must
+# carry its architecture's name (it is templated on the arch, hence unique to that object).
+#   cmake -DNM=<nm> -DARCHIVE=<libtreefold.a> -P check_arch_symbols.cmake
+execute_process(COMMAND ${NM} -C --defined-only ${ARCHIVE} OUTPUT_VARIABLE listing RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "nm failed on ${ARCHIVE}")
+endif()
+string(REPLACE "\n" ";" lines "${listing}")
+set(member "")
+set(bad "")
+set(checked 0)
+foreach(line IN LISTS lines)
+  if(line MATCHES "^(.+\\.o):$")
+    set(member "${CMAKE_MATCH_1}")
+    continue()
+  endif()
+  if(member MATCHES "simd_(avx2|avx512f)\\.cpp\\.o$")
+    set(arch "${CMAKE_MATCH_1}")
+    if(line MATCHES "^[0-9a-f]+ [WVu] (.*)$")
+      math(EXPR checked "${checked} + 1")
+      set(sym "${CMAKE_MATCH_1}")
+      if(NOT sym MATCHES "${arch}" AND NOT sym MATCHES "__gxx_personality_v0")
+        list(APPEND bad "${member}: ${sym}")
+      endif()
+    endif()
+  endif()
+endforeach()
+if(bad)
+  list(JOIN bad "\n  " text)
+  message(FATAL_ERROR "shared weak symbols in per-arch kernel objects:\n  ${text}")
+endif()
+message(STATUS "per-arch kernel objects: ${checked} weak symbols, none shared")
