@@ -26,7 +26,6 @@ namespace {
 
 struct mat2 {
     std::uint64_t a = 1, b = 0, c = 0, d = 1;
-    friend bool operator==(const mat2&, const mat2&) = default;
 };
 mat2 mat_mul(const mat2& x, const mat2& y)
 {
