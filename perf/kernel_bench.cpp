@@ -6,7 +6,8 @@
 //
 // After Google Benchmark's own table it prints, per N, the median ns/element of every mode
 // and its ratio to the ceiling and to std::accumulate measured in the same run, then the
-// same as CSV (machine, p, N, mode, repetitions, median, p1, p99, ratios).
+// same as CSV (machine, p, N, mode, repetitions, median, p1, p99, ratios, CPU-time median).
+// Medians are of wall time per element; on a shared machine compare the CPU-time column too.
 #include "bench_util.hpp"
 #include "treefold/kernel/dispatch.hpp"
 
@@ -112,9 +113,11 @@ public:
             const auto n = static_cast<std::size_t>(r.counters.at("N").value);
             // real time per iteration, in the benchmark's unit (us) -> ns per element
             samples[{n, name}].push_back(r.GetAdjustedRealTime() * 1e3 / static_cast<double>(n));
+            cpu_samples[{n, name}].push_back(r.GetAdjustedCPUTime() * 1e3 / static_cast<double>(n));
         }
     }
     std::map<std::pair<std::size_t, std::string>, std::vector<double>> samples;
+    std::map<std::pair<std::size_t, std::string>, std::vector<double>> cpu_samples;
 };
 
 } // namespace
@@ -132,7 +135,8 @@ int main(int argc, char** argv)
 
     std::printf("\nkernel::best uses %s. Median ns/element; ratios against the same run's medians.\n",
                 kernel::best_arch_name());
-    std::printf("%-10s %-17s %10s %11s %11s\n", "N", "mode", "ns/elem", "/ceiling", "/accumulate");
+    std::printf("%-10s %-17s %10s %11s %11s %12s\n", "N", "mode", "ns/elem", "/ceiling", "/accumulate",
+                "cpu ns/elem");
     std::vector<std::string> csv;
     for (const auto n : sizes) {
         auto median_of = [&](const std::string& m) {
@@ -147,15 +151,18 @@ int main(int argc, char** argv)
                 continue;
             }
             const double med = perf::quantile(it->second, 0.5);
-            std::printf("%-10zu %-17s %10.4f %10.2fx %10.2fx\n", n, m.c_str(), med, med / ceiling, med / acc);
+            const double cpu = perf::quantile(rep.cpu_samples[{n, m}], 0.5);
+            std::printf("%-10zu %-17s %10.4f %10.2fx %10.2fx %12.4f\n", n, m.c_str(), med, med / ceiling, med / acc,
+                        cpu);
             char line[512];
-            std::snprintf(line, sizeof line, "%s,1,%zu,%s,%zu,%.5f,%.5f,%.5f,%.4f,%.4f", perf::machine().c_str(), n,
-                          m.c_str(), it->second.size(), med, perf::quantile(it->second, 0.01),
-                          perf::quantile(it->second, 0.99), med / ceiling, med / acc);
+            std::snprintf(line, sizeof line, "%s,1,%zu,%s,%zu,%.5f,%.5f,%.5f,%.4f,%.4f,%.5f", perf::machine().c_str(),
+                          n, m.c_str(), it->second.size(), med, perf::quantile(it->second, 0.01),
+                          perf::quantile(it->second, 0.99), med / ceiling, med / acc, cpu);
             csv.emplace_back(line);
         }
     }
-    std::printf("\nmachine,p,N,mode,repetitions,median_ns_per_elem,p1,p99,ratio_ceiling,ratio_accumulate\n");
+    std::printf("\nmachine,p,N,mode,repetitions,median_ns_per_elem,p1,p99,ratio_ceiling,ratio_accumulate,"
+                "cpu_median_ns_per_elem\n");
     for (const auto& l : csv) {
         std::printf("%s\n", l.c_str());
     }

@@ -48,6 +48,7 @@ struct low_lane {
 /// xsimd 8.1 has no two-register permute (they never change a value, only move lanes).
 template <class T, class Arch, std::size_t H>
 struct butterfly {
+    static constexpr bool uses_mask = true;
     using batch = xsimd::batch<T, Arch>;
     using index_batch = xsimd::batch<xsimd::as_unsigned_integer_t<T>, Arch>;
     template <class Mask>
@@ -65,6 +66,7 @@ struct butterfly {
 template <class T, std::size_t H>
     requires(sizeof(T) == 8)
 struct butterfly<T, xsimd::avx512f, H> {
+    static constexpr bool uses_mask = false;
     using batch = xsimd::batch<T, xsimd::avx512f>;
     static __m512d swapped(__m512d src, __mmask8 k, __m512d x)
     {
@@ -106,6 +108,7 @@ struct butterfly<T, xsimd::avx512f, H> {
 template <class T, std::size_t H>
     requires(sizeof(T) == 4)
 struct butterfly<T, xsimd::avx512f, H> {
+    static constexpr bool uses_mask = false;
     using batch = xsimd::batch<T, xsimd::avx512f>;
     static __m512 swapped(__m512 src, __mmask16 k, __m512 x)
     {
@@ -153,6 +156,7 @@ struct butterfly<T, xsimd::avx512f, H> {
 template <class T, std::size_t H>
     requires(sizeof(T) == 8)
 struct butterfly<T, xsimd::avx2, H> {
+    static constexpr bool uses_mask = false;
     using batch = xsimd::batch<T, xsimd::avx2>;
     template <class Mask>
     static void apply(const batch& a, const batch& b, const Mask&, batch& e, batch& o)
@@ -238,7 +242,9 @@ private:
     template <std::size_t H>
     void init_masks()
     {
-        low_[std::countr_zero(H)] = xsimd::make_batch_bool_constant<batch, low_lane<H>>();
+        if constexpr (butterfly<T, Arch, H>::uses_mask) {
+            low_[std::countr_zero(H)] = xsimd::make_batch_bool_constant<batch, low_lane<H>>();
+        }
         if constexpr (2 * H < width) {
             init_masks<2 * H>();
         }
