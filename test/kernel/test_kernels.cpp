@@ -27,6 +27,20 @@
 using namespace treefold;
 using testing::world;
 
+/// Branches on a comparison, which does not compile for batches: opted out of SIMD.
+struct max_by_branch {
+    template <class V>
+    V operator()(const V& a, const V& b) const
+    {
+        if (a < b) {
+            return b;
+        }
+        return a;
+    }
+};
+template <>
+struct treefold::kernel::allow_simd<max_by_branch> : std::false_type {};
+
 namespace {
 
 /// Bitwise equality, except that any two NaNs count as equal. IEEE 754 does not say which
@@ -345,6 +359,37 @@ BOOST_AUTO_TEST_CASE(rows_of_values)
         (void)rng;
     }
     BOOST_CHECK_MESSAGE(bad == 0, bad << " row mismatches");
+}
+
+// Types and operators outside the precompiled set: unsigned lanes take the header-only
+// SIMD path, types xsimd cannot swizzle (long long, short) and operators that opt out of
+// batches (kernel::allow_simd) take kernel::scalar; all equal the scalar kernel.
+BOOST_AUTO_TEST_CASE(other_types_and_opt_out)
+{
+    if (world().rank() != 0) {
+        return;
+    }
+    std::mt19937_64 rng(5);
+    int bad = 0;
+    auto run = [&]<class T>(T, auto op) {
+        std::vector<T> xs(600);
+        for (auto& x : xs) {
+            x = static_cast<T>(rng() % 1000);
+        }
+        for (std::uint64_t n = 1; n <= 500; n += 3) {
+            bad += !same_bits(kernel::best::reduce_node(xs.data() + n % 11, n, op),
+                              kernel::scalar::reduce_node(xs.data() + n % 11, n, op));
+        }
+    };
+    auto skew = [](auto a, auto b) { return a - b - b; };
+    run(std::uint32_t{}, ops::plus{});
+    run(std::uint32_t{}, skew);
+    run(std::uint64_t{}, ops::multiplies{});
+    run(std::uint64_t{}, skew);
+    run(static_cast<long long>(0), ops::plus{});
+    run(static_cast<short>(0), ops::max{});
+    run(double{}, max_by_branch{});
+    BOOST_CHECK_MESSAGE(bad == 0, bad << " mismatches outside the precompiled set");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

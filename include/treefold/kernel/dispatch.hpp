@@ -66,11 +66,15 @@ template <class Op, class T, class Arch>
 struct batch_callable_check
     : std::bool_constant<std::is_invocable_v<Op&, const xsimd::batch<T, Arch>&, const xsimd::batch<T, Arch>&>> {};
 
+/// Element types the SIMD kernels support: those xsimd 8.1 can swizzle on every x86 arch.
+template <class T>
+inline constexpr bool simd_element =
+    std::is_same_v<T, double> || std::is_same_v<T, float> || std::is_same_v<T, std::int32_t> ||
+    std::is_same_v<T, std::uint32_t> || std::is_same_v<T, std::int64_t> || std::is_same_v<T, std::uint64_t>;
+
 template <class Op, class T, class Arch>
 inline constexpr bool batch_callable =
-    std::conjunction_v<std::bool_constant<std::is_arithmetic_v<T> && !std::is_same_v<T, bool> &&
-                                          (sizeof(T) == 4 || sizeof(T) == 8)>,
-                       allow_simd<Op>, batch_callable_check<Op, T, Arch>>;
+    std::conjunction_v<std::bool_constant<simd_element<T>>, allow_simd<Op>, batch_callable_check<Op, T, Arch>>;
 
 template <class T>
 struct row_of : std::false_type {};
