@@ -18,8 +18,6 @@ namespace {
 
 thread_local detail::call_record last_counters;
 
-int private_keyval = MPI_KEYVAL_INVALID;
-
 int free_private_comm(MPI_Comm /*comm*/, int /*keyval*/, void* attribute, void* /*extra*/)
 {
     auto* dup = static_cast<MPI_Comm*>(attribute);
@@ -50,12 +48,17 @@ call_record& counters_slot() { return last_counters; }
 
 int private_comm(MPI_Comm comm, MPI_Comm* out)
 {
-    if (private_keyval == MPI_KEYVAL_INVALID) {
-        // Duplicates of the user's communicator do not inherit ours: they get their own.
-        const int rc = MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, free_private_comm, &private_keyval, nullptr);
-        if (rc != MPI_SUCCESS) {
-            return rc;
+    // Created once (thread-safe static initialisation). Duplicates of the user's
+    // communicator do not inherit the attribute: they get their own private copy.
+    static const int private_keyval = [] {
+        int key = MPI_KEYVAL_INVALID;
+        if (MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, free_private_comm, &key, nullptr) != MPI_SUCCESS) {
+            key = MPI_KEYVAL_INVALID;
         }
+        return key;
+    }();
+    if (private_keyval == MPI_KEYVAL_INVALID) {
+        return MPI_ERR_KEYVAL;
     }
     void* attribute = nullptr;
     int found = 0;
