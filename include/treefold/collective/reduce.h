@@ -1,9 +1,10 @@
 #ifndef TREEFOLD_COLLECTIVE_REDUCE_H
 #define TREEFOLD_COLLECTIVE_REDUCE_H
 /**
- * Rank-ordered tree reductions with the MPI_Reduce signature (C-compatible).
+ * Rank-ordered tree reductions with the MPI_Reduce and MPI_Allreduce signatures
+ * (C-compatible).
  *
- * Each function reduces `count` elements of `datatype` from every rank of `comm` with `op`
+ * Each treefold_reduce_* function reduces `count` elements of `datatype` from every rank of `comm` with `op`
  * and leaves the result in `recvbuf` on `root`, exactly like MPI_Reduce, along a fixed
  * tree over the ranks (see treefold/collective/tree_shape.hpp). Operands are always
  * combined in rank order with MPI_Reduce_local, so user-created non-commutative ops give
@@ -32,6 +33,9 @@
  *   between them return MPI_ERR_BUFFER; the others return MPI_SUCCESS. No rank is left
  *   waiting.
  * - An error code returned by an MPI call inside is passed on; peers may then wait.
+ *
+ * Scratch buffers are kept per thread between calls (up to (children + 2) messages of the
+ * largest size used), so repeated large reductions do not allocate.
  */
 
 #include <mpi.h>
