@@ -1,6 +1,6 @@
 // OSU-style small-message allreduce latency: recursive doubling, the heuristic and best
-// schedules (schedule_allreducer::elements, planned once), ring and Rabenseifner, against MPI_Allreduce;
-// doubles with +, message sizes 8 B .. 4 KiB.
+// schedules (schedule_allreducer::elements, planned once), ring and Rabenseifner, against
+// MPI_Allreduce; doubles with +, message sizes 8 B .. 4 KiB.
 //
 //   mpirun -n <p> osu_allreduce [--min B] [--max B] [--iterations N] [--warmup W]
 //                               [--calibration FILE] [--csv-only]

@@ -170,10 +170,24 @@ BOOST_AUTO_TEST_CASE(ring_and_rabenseifner)
             auto ring = input(sub.rank());
             collective::ring_allreduce(sub, std::span<std::uint64_t>(ring), std::plus<std::uint64_t>());
             BOOST_CHECK_MESSAGE(ring == want, "ring n = " << n << " p = " << p);
+            exchange::counters ring_count;
+            auto ring2 = input(sub.rank());
+            collective::ring_allreduce(sub, std::span<std::uint64_t>(ring2), std::plus<std::uint64_t>(), &ring_count);
+            BOOST_CHECK_EQUAL(ring_count.messages, 2U * static_cast<unsigned>(p - 1)); // p-1 steps each way
             auto rab = input(sub.rank());
             exchange::counters count;
             collective::rabenseifner_allreduce(sub, std::span<std::uint64_t>(rab), std::plus<std::uint64_t>(), &count);
             BOOST_CHECK_MESSAGE(rab == want, "rabenseifner n = " << n << " p = " << p);
+            // log2 q halvings and doublings per power-of-two participant, one message each way
+            // for the 2r paired ranks: 2q·log2(q) + 2r in total.
+            int q = 1;
+            int lg = 0;
+            while (q * 2 <= p) {
+                q *= 2;
+                ++lg;
+            }
+            const auto rab_total = mpi::all_reduce(sub, count.messages, std::plus<std::uint64_t>());
+            BOOST_CHECK_EQUAL(rab_total, static_cast<std::uint64_t>(2 * q * lg + 2 * (p - q)));
             // Doubles: each element is combined on one rank, so every rank holds the same bits.
             std::vector<double> d(n);
             for (std::size_t i = 0; i < n; ++i) {
@@ -188,6 +202,29 @@ BOOST_AUTO_TEST_CASE(ring_and_rabenseifner)
                 std::memcpy(bytes.data() + n * sizeof(double), d2.data(), n * sizeof(double));
             }
             BOOST_CHECK(same_everywhere(sub, bytes));
+        }
+        return std::vector<unsigned char>{};
+    });
+}
+
+BOOST_AUTO_TEST_CASE(planned_once_run_many_times)
+{
+    testing::on_every_size([](const mpi::communicator& sub) {
+        const int p = sub.size();
+        collective::schedule_allreducer run(sub, model::best(p, {5.0, 0.1}));
+        BOOST_CHECK(run.plan() == model::best(p, {5.0, 0.1}));
+        // Different types and operators through one plan, interleaved.
+        for (int round = 0; round < 5; ++round) {
+            const int sum = run(sub.rank() + round, std::plus<int>());
+            BOOST_CHECK_EQUAL(sum, p * (p - 1) / 2 + p * round);
+            mat2 want;
+            for (int r = 0; r < p; ++r) {
+                want = mat_mul(want, mat_of(r + round));
+            }
+            BOOST_CHECK(run(mat_of(sub.rank() + round), mat_mul) == want);
+            std::vector<double> v{1.0 * sub.rank(), 2.0, -1.0 * round};
+            run.elements(std::span<double>(v), [](double x, double y) { return x > y ? x : y; });
+            BOOST_CHECK(v == (std::vector<double>{p - 1.0, 2.0, -1.0 * round}));
         }
         return std::vector<unsigned char>{};
     });
