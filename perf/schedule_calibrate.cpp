@@ -1,15 +1,15 @@
-// Calibration of the pipelining model: α_r from the slope of non-blocking multicasts of
-// b = 1..B 8-byte messages, α_p from the one-way latency of one message minus α_r.
+// Calibration of the pipelining model from non-blocking multicasts of 8-byte messages.
 //
 //   mpirun -n <p> schedule_calibrate [--max-b B] [--repetitions R] [--out FILE]
 //
 // Rank 0 posts b non-blocking sends of 8 bytes to ranks 1..p-1 in turn and waits for a
-// one-message acknowledgement from the rank that receives the last message; the time is
-// t(b) = α_p + b·α_r + (ack) with a constant ack, so the least-squares slope of the minima
-// over R repetitions is α_r. A ping-pong of one 8-byte message gives the one-way time
-// α_p + α_r. Writes FILE (default treefold_calibration.txt) for `treefold schedule
-// --calibration FILE` and prints the measurements as CSV. At p = 2 every message goes to
-// the same peer; beyond 2 ranks this machine (2 cores) is oversubscribed.
+// one-message acknowledgement from the rank that receives the last message. Under the model
+// that takes t(b) = b·α_r + α_p (the multicast) + α_r + α_p (the acknowledgement), so a
+// least-squares fit t(b) = A + s·b of the minima over R repetitions gives α_r = s and
+// α_p = (A − α_r)/2. A ping-pong of one 8-byte message (one way = α_p + α_r under the model)
+// is printed as a cross-check. Writes FILE (default treefold_calibration.txt) for
+// `treefold schedule --calibration FILE` and prints the measurements as CSV. At p = 2 every
+// message goes to the same peer; beyond 2 ranks this machine (2 cores) is oversubscribed.
 #include "treefold/model/pipelining.hpp"
 
 #include <boost/mpi.hpp>
@@ -109,8 +109,9 @@ int main(int argc, char** argv)
         }
         const double n = max_b;
         const double alpha_r = (n * sxy - sx * sy) / (n * sxx - sx * sx);
+        const double intercept = (sy - alpha_r * sx) / n;
         const double one_way = pingpong * 1e6 / 2.0;
-        treefold::model::params m{std::max(0.0, one_way - alpha_r), alpha_r};
+        treefold::model::params m{std::max(0.0, (intercept - alpha_r) / 2.0), alpha_r};
         const unsigned cores = std::thread::hardware_concurrency();
         char host[MPI_MAX_PROCESSOR_NAME];
         int len = 0;
@@ -122,8 +123,10 @@ int main(int argc, char** argv)
         for (int b = 1; b <= max_b; ++b) {
             std::printf("%s,%d,multicast,%d,%.4f\n", host, p, b, tmin[static_cast<std::size_t>(b)] * 1e6);
         }
-        std::printf("# fit: alpha_r = %.4f us (slope), alpha_p = %.4f us (one-way %.4f - alpha_r), ratio %.3f\n",
-                    m.alpha_r, m.alpha_p, one_way, m.alpha_r > 0 ? m.alpha_p / m.alpha_r : 0.0);
+        std::printf("# fit: t(b) = %.4f + %.4f b us -> alpha_r = %.4f us, alpha_p = %.4f us, ratio %.3f "
+                    "(cross-check: one-way ping-pong %.4f us - alpha_r = %.4f us)\n",
+                    intercept, alpha_r, m.alpha_r, m.alpha_p, m.alpha_r > 0 ? m.alpha_p / m.alpha_r : 0.0, one_way,
+                    one_way - alpha_r);
         if (!(m.alpha_r > 0)) {
             std::fprintf(stderr, "schedule_calibrate: non-positive slope; not writing %s\n", out.c_str());
             return 1;
