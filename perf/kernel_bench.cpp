@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <numeric>
 #include <random>
@@ -35,10 +36,13 @@ const std::vector<std::string> modes = {"fastmath_ceiling", "accumulate", "scala
                                         "avx2", "avx512f", "best"};
 
 /// Per-site log-likelihood-like values (negative, varied magnitude), shared by all modes.
-const std::vector<double>& data()
+/// The first element sits 16 bytes past a 64-byte boundary, where glibc's malloc puts large
+/// blocks (so every 64-byte register load straddles two cache lines), unless
+/// TREEFOLD_BENCH_ALIGNED=1 asks for a 64-byte aligned start.
+const double* data()
 {
-    static const std::vector<double> xs = [] {
-        std::vector<double> v(sizes.back());
+    static const std::vector<double> storage = [] {
+        std::vector<double> v(sizes.back() + 16);
         std::mt19937_64 rng(42);
         std::lognormal_distribution<double> d(1.0, 1.5);
         for (auto& x : v) {
@@ -46,14 +50,23 @@ const std::vector<double>& data()
         }
         return v;
     }();
-    return xs;
+    static const double* start = [] {
+        const auto addr = reinterpret_cast<std::uintptr_t>(storage.data());
+        const std::uintptr_t aligned = (addr + 63) / 64 * 64;
+        const char* env = std::getenv("TREEFOLD_BENCH_ALIGNED");
+        const bool want_aligned = env != nullptr && env[0] == '1';
+        return storage.data() + (aligned - addr) / sizeof(double) + (want_aligned ? 0 : 2);
+    }();
+    return start;
 }
+
+bool aligned_start() { return reinterpret_cast<std::uintptr_t>(data()) % 64 == 0; }
 
 template <class F>
 void run(benchmark::State& state, F&& reduce)
 {
     const auto n = static_cast<std::size_t>(state.range(0));
-    const double* x = data().data();
+    const double* x = data();
     for (auto _ : state) {
         double r = reduce(x, n);
         benchmark::DoNotOptimize(r);
@@ -133,8 +146,9 @@ int main(int argc, char** argv)
     collecting_reporter rep;
     benchmark::RunSpecifiedBenchmarks(&rep);
 
-    std::printf("\nkernel::best uses %s. Median ns/element; ratios against the same run's medians.\n",
-                kernel::best_arch_name());
+    std::printf("\nkernel::best uses %s; input starts %s. Median ns/element; ratios against the same "
+                "run's medians.\n",
+                kernel::best_arch_name(), aligned_start() ? "64-byte aligned" : "16 bytes past a 64-byte boundary");
     std::printf("%-10s %-17s %10s %11s %11s %12s\n", "N", "mode", "ns/elem", "/ceiling", "/accumulate",
                 "cpu ns/elem");
     std::vector<std::string> csv;

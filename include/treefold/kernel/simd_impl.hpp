@@ -61,31 +61,31 @@ struct butterfly {
 };
 
 #if XSIMD_WITH_AVX512F
-/// avx512f: e = a with the lanes whose bit H is set replaced by the H-swapped lanes of b
-/// (one merge-masked in-register permute), o symmetrically.
+/// avx512f: e and o each in one non-destructive instruction: unpack for stride 1 (64-bit
+/// lanes), a 128-bit block shuffle for the top stride, a two-source permute otherwise.
+/// (Merge-masked one-register permutes also work, but destroy their source, and the
+/// compiler then loads every input twice.)
 template <class T, std::size_t H>
     requires(sizeof(T) == 8)
 struct butterfly<T, xsimd::avx512f, H> {
     static constexpr bool uses_mask = false;
     using batch = xsimd::batch<T, xsimd::avx512f>;
-    static __m512d swapped(__m512d src, __mmask8 k, __m512d x)
-    {
-        if constexpr (H == 1) {
-            return _mm512_mask_permute_pd(src, k, x, 0x55);
-        } else if constexpr (H == 2) {
-            return _mm512_mask_permutex_pd(src, k, x, 0x4E);
-        } else {
-            return _mm512_mask_shuffle_f64x2(src, k, x, x, 0x4E);
-        }
-    }
     template <class Mask>
     static void apply(const batch& a, const batch& b, const Mask&, batch& e, batch& o)
     {
-        constexpr __mmask8 high = static_cast<__mmask8>(H == 1 ? 0xAA : H == 2 ? 0xCC : 0xF0);
         const __m512d ad = bits(a);
         const __m512d bd = bits(b);
-        e = from(swapped(ad, high, bd));
-        o = from(swapped(bd, static_cast<__mmask8>(~high), ad));
+        if constexpr (H == 1) {
+            e = from(_mm512_unpacklo_pd(ad, bd)); // a0 b0 a2 b2 ...
+            o = from(_mm512_unpackhi_pd(ad, bd)); // a1 b1 a3 b3 ...
+        } else if constexpr (H == 2) {
+            // lanes 0..7 of a, 8..15 of b
+            e = from(_mm512_permutex2var_pd(ad, _mm512_setr_epi64(0, 1, 8, 9, 4, 5, 12, 13), bd));
+            o = from(_mm512_permutex2var_pd(ad, _mm512_setr_epi64(2, 3, 10, 11, 6, 7, 14, 15), bd));
+        } else {
+            e = from(_mm512_shuffle_f64x2(ad, bd, 0x44)); // a0-3 b0-3
+            o = from(_mm512_shuffle_f64x2(ad, bd, 0xEE)); // a4-7 b4-7
+        }
     }
     static __m512d bits(const batch& x)
     {
@@ -110,27 +110,30 @@ template <class T, std::size_t H>
 struct butterfly<T, xsimd::avx512f, H> {
     static constexpr bool uses_mask = false;
     using batch = xsimd::batch<T, xsimd::avx512f>;
-    static __m512 swapped(__m512 src, __mmask16 k, __m512 x)
+    /// Two-source permute indices: lane l of e takes a_l where bit H of l is clear and
+    /// b_{l^H} (index 16 + (l^H)) where it is set; o takes a_{l^H} and b_l.
+    static __m512i index(bool right)
     {
-        if constexpr (H == 1) {
-            return _mm512_mask_permute_ps(src, k, x, 0xB1);
-        } else if constexpr (H == 2) {
-            return _mm512_mask_permute_ps(src, k, x, 0x4E);
-        } else if constexpr (H == 4) {
-            return _mm512_mask_shuffle_f32x4(src, k, x, x, 0xB1);
-        } else {
-            return _mm512_mask_shuffle_f32x4(src, k, x, x, 0x4E);
+        alignas(64) std::int32_t idx[16];
+        for (int l = 0; l < 16; ++l) {
+            const bool high = (l & static_cast<int>(H)) != 0;
+            const int partner = l ^ static_cast<int>(H);
+            idx[l] = right ? (high ? 16 + l : partner) : (high ? 16 + partner : l);
         }
+        return _mm512_load_si512(idx);
     }
     template <class Mask>
     static void apply(const batch& a, const batch& b, const Mask&, batch& e, batch& o)
     {
-        constexpr __mmask16 high =
-            static_cast<__mmask16>(H == 1 ? 0xAAAA : H == 2 ? 0xCCCC : H == 4 ? 0xF0F0 : 0xFF00);
         const __m512 af = bits(a);
         const __m512 bf = bits(b);
-        e = from(swapped(af, high, bf));
-        o = from(swapped(bf, static_cast<__mmask16>(~high), af));
+        if constexpr (H == 8) {
+            e = from(_mm512_shuffle_f32x4(af, bf, 0x44)); // a0-7 b0-7
+            o = from(_mm512_shuffle_f32x4(af, bf, 0xEE)); // a8-15 b8-15
+        } else {
+            e = from(_mm512_permutex2var_ps(af, index(false), bf));
+            o = from(_mm512_permutex2var_ps(af, index(true), bf));
+        }
     }
     static __m512 bits(const batch& x)
     {
