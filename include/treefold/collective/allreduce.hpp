@@ -98,6 +98,7 @@ inline void throw_failure(const std::optional<exchange::failure>& failed, const 
 /// the same std::invalid_argument if it does not fit comm.size()); no message is sent.
 class schedule_allreducer {
 public:
+    /// Plans `s` for this rank of `comm` (local work only).
     schedule_allreducer(const boost::mpi::communicator& comm, const schedule& s) : runner_(comm, s), comm_(comm) {}
 
     /// The schedule this allreducer runs.
