@@ -222,7 +222,6 @@ template <class T, class Arch, class Op>
 class folder {
 public:
     using batch = xsimd::batch<T, Arch>;
-    using index_batch = xsimd::batch<xsimd::as_unsigned_integer_t<T>, Arch>;
     static constexpr std::size_t width = batch::size;
     static constexpr unsigned width_log2 = static_cast<unsigned>(std::countr_zero(width));
     static_assert(std::has_single_bit(width) && width >= 2 && width <= 64);
@@ -233,9 +232,9 @@ public:
     {
         constexpr std::uint64_t group = std::uint64_t{width} * width;
         std::uint64_t i = 0;
-        // Whole groups of W registers: W*W elements fold into one stratum-1 register.
         // The main loop folds `main_strata` strata per iteration (at least 16 registers),
-        // so narrow registers do not spend their time on the stratum stacks.
+        // so narrow registers do not spend their time on the stratum stacks; then whole
+        // groups of W registers (W*W elements) fold into one stratum-1 register each.
         constexpr std::uint64_t big = elements_of<main_strata + 1>();
         for (; len - i >= big; i += big) {
             push(main_strata, fold_group<main_strata>(first + i));
