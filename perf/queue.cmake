@@ -1,0 +1,5 @@
+# One-sided queue benchmark: mpirun -n P build/.../perf/queue_bench [--messages M --bytes B]
+find_package(Boost 1.74 REQUIRED COMPONENTS program_options)
+add_executable(queue_bench ${CMAKE_CURRENT_LIST_DIR}/queue_bench.cpp)
+target_link_libraries(queue_bench PRIVATE treefold::treefold Boost::program_options)
+treefold_target_flags(queue_bench)
