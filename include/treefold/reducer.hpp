@@ -36,8 +36,11 @@ concept result_everywhere_plan = requires { requires Plan::result_everywhere; };
 /// - Op: any callable T(const T& left, const T& right): functors, function pointers, lambdas
 ///   with captured state (kept in the reducer and called on this rank). Neither associativity
 ///   nor commutativity is assumed; the left operand always covers lower indices.
-/// - Kernel: the local kernel computing a node from its elements (kernel::scalar).
-/// - Exchange: how frontiers meet across ranks (exchange::direct, exchange::tree<>).
+/// - Kernel: the local kernel computing a node from its elements (kernel::best: the SIMD
+///   kernel of the best architecture the CPU supports, chosen at run time; kernel::scalar
+///   is the reference).
+/// - Exchange: how frontiers meet across ranks (exchange::direct, exchange::tree<Shape>,
+///   exchange::one_sided, exchange::scheduled<Generator>).
 ///
 /// Construction is collective: the communicator is duplicated (the reducer's messages never
 /// meet the user's or another reducer's), and all ranks must pass the same layout with one
