@@ -1,6 +1,7 @@
 // `mpirun -n P treefold sum [FILE] [--distribution D] [--exchange direct|tree] [--repeat R]`:
 // the reproducible sum of a file or of the built-in synthetic workload.
 #include "common.hpp"
+#include "treefold/io/distribute.hpp"
 #include "treefold/io/synthetic.hpp"
 #include "treefold/io/values_file.hpp"
 #include "treefold/layout/distribution.hpp"
@@ -70,37 +71,28 @@ sum_options parse_sum(const std::vector<std::string>& args)
     return o;
 }
 
-/// Rank 0 reads the file and sends each rank its block; an error on rank 0 is broadcast so
-/// every rank stops with the same message.
+/// Rank 0 reads the file and scatters the blocks (io::read_on_root, io::scatter_blocks);
+/// a read error stops every rank with the same message.
 std::vector<double> load_blocks(const mpi::communicator& world, const sum_options& o, const layout::distribution& dist,
                                 std::uint64_t& n_out, std::vector<double>& all_on_root)
 {
     std::uint64_t n = default_n;
-    std::string error;
     if (o.file) {
-        if (world.rank() == 0) {
-            try {
-                all_on_root = io::read_values(*o.file);
-                n = all_on_root.size();
-                if (n == 0) {
-                    error = "'" + *o.file + "' holds no values (N = 0): there is nothing to sum";
-                }
-            } catch (const std::exception& e) {
-                error = std::string(e.what()).substr(std::strlen("treefold: "));
-            }
+        try {
+            n = io::read_on_root(world, *o.file, all_on_root);
+        } catch (const io::file_error& e) {
+            throw usage_error(std::string(e.what()).substr(std::strlen("treefold: ")));
         }
-        mpi::broadcast(world, error, 0);
-        if (!error.empty()) {
-            throw usage_error(error);
+        if (n == 0) {
+            throw usage_error("'" + *o.file + "' holds no values (N = 0): there is nothing to sum");
         }
-        mpi::broadcast(world, n, 0);
     }
     n_out = n;
     const auto counts = dist.counts(n, world.size());
     const auto l = layout::block_layout::from_counts(counts);
-    const auto mine = l.block_of(world.rank());
-    std::vector<double> local(mine.count);
     if (!o.file) {
+        const auto mine = l.block_of(world.rank());
+        std::vector<double> local(mine.count);
         for (std::uint64_t i = 0; i < mine.count; ++i) {
             local[i] = io::synthetic_value(io::synthetic_kind::loglik, mine.start + i);
         }
@@ -112,20 +104,7 @@ std::vector<double> load_blocks(const mpi::communicator& world, const sum_option
         }
         return local;
     }
-    if (world.rank() == 0) {
-        std::copy_n(all_on_root.begin(), mine.count, local.begin());
-        std::vector<mpi::request> sends;
-        for (int r = 1; r < world.size(); ++r) {
-            const auto b = l.block_of(r);
-            if (b.count > 0) {
-                sends.push_back(world.isend(r, 0, all_on_root.data() + b.start, static_cast<int>(b.count)));
-            }
-        }
-        mpi::wait_all(sends.begin(), sends.end());
-    } else if (mine.count > 0) {
-        world.recv(0, 0, local.data(), static_cast<int>(mine.count));
-    }
-    return local;
+    return io::scatter_blocks(world, all_on_root, l);
 }
 
 template <class Exchange>
@@ -135,7 +114,7 @@ int run_sum_with(const mpi::communicator& world, const sum_options& o)
     std::vector<double> all_on_root;
     const auto local = load_blocks(world, o, o.dist, n, all_on_root);
     const auto l = layout::block_layout::from_counts(o.dist.counts(n, world.size()));
-    reducer<double, std::plus<double>, kernel::scalar, Exchange> sum(world, l);
+    reducer<double, std::plus<double>, kernel::best, Exchange> sum(world, l);
 
     std::vector<double> times;
     double total = 0.0;

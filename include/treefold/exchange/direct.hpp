@@ -31,7 +31,7 @@ struct direct {
     /// Values per message at most.
     static constexpr std::size_t buffer_values = 4;
     /// Local nodes larger than this flush the send buffer before they are computed.
-    static constexpr tree::index_t flush_before_elements = 64;
+    static constexpr treefold::tree::index_t flush_before_elements = 64;
 
     template <class T>
     class plan {
@@ -74,8 +74,8 @@ struct direct {
                 }
             };
             for (std::size_t i = 0; i < routes_.local_nodes.size() && !failed; ++i) {
-                const tree::node v = routes_.local_nodes[i];
-                const tree::index_t len = tree::cover_size(v, n_);
+                const treefold::tree::node v = routes_.local_nodes[i];
+                const treefold::tree::index_t len = treefold::tree::cover_size(v, n_);
                 if (len > flush_before_elements) {
                     flush();
                 }
@@ -110,7 +110,7 @@ struct direct {
 
     private:
         template <class Op>
-        void push(tree::node v, T value, Op& op)
+        void push(treefold::tree::node v, T value, Op& op)
         {
             stack_.push(v, std::move(value), op);
             while (next_out_ < routes_.outbound.size() && !stack_.empty() &&
@@ -195,7 +195,7 @@ struct direct {
 
         boost::mpi::communicator comm_;
         int me_;
-        tree::index_t n_;
+        treefold::tree::index_t n_;
         direct_routes routes_;
 
         // Per-call state (capacity kept between calls).

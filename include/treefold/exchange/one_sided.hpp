@@ -64,7 +64,7 @@ struct one_sided {
                     failed = failure{failure::code::op_threw, queue_.communicator().rank(), 0, 0};
                 }
             };
-            auto push = [&](tree::node v, T value) {
+            auto push = [&](treefold::tree::node v, T value) {
                 stack_.push(v, std::move(value), op);
                 while (next_out < routes_.outbound.size() && !stack_.empty() &&
                        stack_.back_node() == routes_.outbound[next_out].v) {
@@ -75,8 +75,8 @@ struct one_sided {
                 }
             };
             for (std::size_t i = 0; i < routes_.local_nodes.size() && !failed; ++i) {
-                const tree::node v = routes_.local_nodes[i];
-                guarded([&] { push(v, Kernel::reduce_node(local + (v.x - routes_.s), tree::cover_size(v, n_), op)); });
+                const treefold::tree::node v = routes_.local_nodes[i];
+                guarded([&] { push(v, Kernel::reduce_node(local + (v.x - routes_.s), treefold::tree::cover_size(v, n_), op)); });
             }
             while (next_in < routes_.incoming.size() && !failed) {
                 const auto& want = routes_.incoming[next_in];
@@ -180,7 +180,7 @@ struct one_sided {
             }
         }
 
-        tree::index_t n_;
+        treefold::tree::index_t n_;
         direct_routes routes_;
         rma::mpsc_queue queue_;
         frontier<T> stack_;

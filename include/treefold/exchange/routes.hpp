@@ -12,16 +12,16 @@ namespace treefold::exchange {
 
 /// A node and the rank it goes to (outbound) or comes from (incoming).
 struct routed_node {
-    tree::node v;
+    treefold::tree::node v;
     int rank;
 };
 
 /// The routes of one rank.
 struct direct_routes {
-    tree::index_t s = 0;  ///< block start
-    tree::index_t e = 0;  ///< block end
+    treefold::tree::index_t s = 0;  ///< block start
+    treefold::tree::index_t e = 0;  ///< block end
     int finisher = 0;     ///< owner of index 0 (ends with the root)
-    std::vector<tree::node> local_nodes; ///< maximal nodes of [s, e)
+    std::vector<treefold::tree::node> local_nodes; ///< maximal nodes of [s, e)
     /// Right children in the block whose parent starts before it, in level order (each goes to
     /// the parent's owner). Per level y: the first multiple x of 2^y at or after s, if x is an
     /// odd multiple and lies in the block.
@@ -33,7 +33,7 @@ struct direct_routes {
     direct_routes() = default;
     direct_routes(const layout::block_layout& layout, int rank)
     {
-        const tree::index_t n = layout.size();
+        const treefold::tree::index_t n = layout.size();
         const layout::block b = layout.block_of(rank);
         s = b.start;
         e = b.end();
@@ -41,23 +41,23 @@ struct direct_routes {
         if (b.count == 0) {
             return;
         }
-        local_nodes = tree::maximal_nodes(s, e, n);
+        local_nodes = treefold::tree::maximal_nodes(s, e, n);
         if (s > 0) {
             for (unsigned y = 0; y < 64; ++y) {
-                const tree::index_t x = (((s - 1) >> y) + 1) << y;
+                const treefold::tree::index_t x = (((s - 1) >> y) + 1) << y;
                 if (x >= e) {
                     break;
                 }
                 if (((x >> y) & 1U) != 0) {
-                    outbound.push_back({tree::node{x, y}, layout.owner(x - tree::span(y))});
+                    outbound.push_back({treefold::tree::node{x, y}, layout.owner(x - treefold::tree::span(y))});
                 }
             }
         }
-        for (unsigned y = 0; y < 63 && tree::span(y) < n; ++y) {
-            const tree::index_t parent_start = ((e - 1) >> (y + 1)) << (y + 1);
-            const tree::index_t right = parent_start + tree::span(y);
+        for (unsigned y = 0; y < 63 && treefold::tree::span(y) < n; ++y) {
+            const treefold::tree::index_t parent_start = ((e - 1) >> (y + 1)) << (y + 1);
+            const treefold::tree::index_t right = parent_start + treefold::tree::span(y);
             if (parent_start >= s && right >= e && right < n) {
-                incoming.push_back({tree::node{right, y}, layout.owner(right)});
+                incoming.push_back({treefold::tree::node{right, y}, layout.owner(right)});
             }
         }
     }

@@ -1,0 +1,262 @@
+// The distributed reduction benchmark (issue 7): treefold's reproducible all_reduce with each
+// exchange against the common irreproducible codes, on a `.binpsllh` file or a synthetic
+// array, for any distribution policy.
+//
+//   mpirun -n P reduction_bench [FILE | --n N --kind loglik|mixed|cancel]
+//          [--distribution D] [--modes treefold,baseline,fast,allreduce1]
+//          [--exchanges direct,binomial,fibonacci,binary,one_sided,schedule_best]
+//          [--reps 100] [--discard 8] [--no-header]
+//
+// Modes: `treefold` (reducer with kernel::best and the given exchange), `baseline`
+// (std::accumulate + MPI_Allreduce), `fast` (the -ffast-math vectorised sum of
+// kernel_fastmath_ceiling.cpp + MPI_Allreduce), `allreduce1` (MPI_Allreduce of one double and
+// nothing else: the latency floor any method pays).
+//
+// Protocol: load and distribute once; per call a barrier, MPI_Wtime around the call, max over
+// ranks; `--reps` calls, the first and last `--discard` dropped; median, 1st and 99th
+// percentile. Messages and bytes are per call summed over ranks (the reducer's own counters;
+// `na` where MPI's collective hides them). CSV on stdout, comment lines start with '#'.
+#include "bench_util.hpp"
+#include "treefold/exchange/one_sided.hpp"
+#include "treefold/exchange/schedule.hpp"
+#include "treefold/exchange/tree.hpp"
+#include "treefold/io/distribute.hpp"
+#include "treefold/io/synthetic.hpp"
+#include "treefold/io/values_file.hpp"
+#include "treefold/layout/distribution.hpp"
+#include "treefold/reducer.hpp"
+
+#include <boost/algorithm/string/classification.hpp>
+#include <boost/algorithm/string/split.hpp>
+#include <boost/mpi.hpp>
+#include <boost/program_options.hpp>
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <functional>
+#include <iostream>
+#include <memory>
+#include <numeric>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace treefold::perf {
+double fastmath_sum(const double* x, std::size_t n); // kernel_fastmath_ceiling.cpp (irreproducible)
+}
+
+namespace mpi = boost::mpi;
+namespace po = boost::program_options;
+using namespace treefold;
+
+namespace {
+
+struct method {
+    std::string mode;
+    std::string exchange;
+    std::function<double()> call;
+    std::function<exchange::counters()> counts; // empty: MPI hides them
+};
+
+std::vector<std::string> split_list(const std::string& s)
+{
+    std::vector<std::string> out;
+    boost::split(out, s, boost::is_any_of(","));
+    std::erase_if(out, [](const std::string& x) { return x.empty(); });
+    return out;
+}
+
+bool selected(const std::vector<std::string>& list, const std::string& name)
+{
+    return std::find(list.begin(), list.end(), name) != list.end();
+}
+
+double mpi_sum(double local, const mpi::communicator& comm)
+{
+    double total = 0.0;
+    MPI_Allreduce(&local, &total, 1, MPI_DOUBLE, MPI_SUM, comm);
+    return total;
+}
+
+/// A reproducible-sum method over exchange E (the reducer lives as long as the method).
+template <class E>
+method treefold_method(const char* exchange_name, const mpi::communicator& world, const layout::block_layout& l,
+                       const std::vector<double>& local)
+{
+    auto r = std::make_shared<reducer<double, std::plus<double>, kernel::best, E>>(world, l);
+    return {"treefold", exchange_name, [r, &local] { return r->all_reduce(local); },
+            [r] { return r->last_counters(); }};
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    mpi::environment env(argc, argv);
+    mpi::communicator world;
+    std::uint64_t n = 1u << 20;
+    std::string kind = "loglik";
+    std::string dist_name = "even-lower";
+    std::string modes_arg = "treefold,baseline,fast,allreduce1";
+    std::string exchanges_arg = "direct,binomial,fibonacci,binary,one_sided,schedule_best";
+    std::string dataset;
+    int reps = 100;
+    int discard = 8;
+    po::options_description desc("reduction_bench");
+    desc.add_options()("help", "this text")("file", po::value<std::string>(), "a .binpsllh or text value file")(
+        "n", po::value(&n)->default_value(n), "synthetic: number of values")(
+        "kind", po::value(&kind)->default_value(kind), "synthetic: loglik | mixed | cancel")(
+        "distribution", po::value(&dist_name)->default_value(dist_name),
+        "even-lower | even-upper | power-of-two | aligned:ALPHA")(
+        "modes", po::value(&modes_arg)->default_value(modes_arg), "comma list of modes")(
+        "exchanges", po::value(&exchanges_arg)->default_value(exchanges_arg), "comma list of treefold exchanges")(
+        "dataset", po::value(&dataset), "name in the CSV (default: file name or synthetic-KIND)")(
+        "reps", po::value(&reps)->default_value(reps), "timed calls per method")(
+        "discard", po::value(&discard)->default_value(discard), "calls dropped at each end")(
+        "no-header", "omit the CSV header line");
+    po::positional_options_description pos;
+    pos.add("file", 1);
+    po::variables_map vm;
+    std::optional<layout::distribution> dist;
+    std::optional<io::synthetic_kind> synthetic;
+    try {
+        po::store(po::command_line_parser(argc, argv).options(desc).positional(pos).run(), vm);
+        po::notify(vm);
+        dist = layout::distribution::parse(dist_name);
+        if (!vm.count("file")) {
+            synthetic = io::parse_synthetic_kind(kind);
+        }
+        if (reps < 1 || discard < 0 || 2 * discard >= reps) {
+            throw std::invalid_argument("need reps >= 1 and 0 <= 2 * discard < reps");
+        }
+        for (const auto& m : split_list(modes_arg)) {
+            if (m != "treefold" && m != "baseline" && m != "fast" && m != "allreduce1") {
+                throw std::invalid_argument("unknown mode '" + m + "'");
+            }
+        }
+        for (const auto& e : split_list(exchanges_arg)) {
+            if (e != "direct" && e != "binomial" && e != "fibonacci" && e != "binary" && e != "one_sided" &&
+                e != "schedule_best") {
+                throw std::invalid_argument("unknown exchange '" + e + "'");
+            }
+        }
+    } catch (const std::exception& e) {
+        if (world.rank() == 0) {
+            std::fprintf(stderr, "reduction_bench: %s (see --help)\n", e.what());
+        }
+        return 2;
+    }
+    if (vm.count("help")) {
+        if (world.rank() == 0) {
+            std::cout << desc;
+        }
+        return 0;
+    }
+    const auto modes = split_list(modes_arg);
+    const auto exchanges = split_list(exchanges_arg);
+    const int p = world.size();
+
+    // Load once: the root reads the file and scatters the blocks; synthetic values are computed
+    // where they live.
+    std::vector<double> all;
+    if (!synthetic) {
+        const std::string file = vm["file"].as<std::string>();
+        try {
+            n = io::read_on_root(world, file, all);
+        } catch (const io::file_error& e) {
+            if (world.rank() == 0) {
+                std::fprintf(stderr, "reduction_bench: %s\n", e.what());
+            }
+            return 2;
+        }
+        if (dataset.empty()) {
+            dataset = std::filesystem::path(file).stem().string();
+        }
+    } else if (dataset.empty()) {
+        dataset = "synthetic-" + kind;
+    }
+    const auto l = layout::block_layout::from_counts(dist->counts(n, p));
+    std::vector<double> local;
+    if (synthetic) {
+        const auto b = l.block_of(world.rank());
+        local.resize(b.count);
+        for (std::uint64_t i = 0; i < b.count; ++i) {
+            local[i] = io::synthetic_value(*synthetic, b.start + i);
+        }
+    } else {
+        local = io::scatter_blocks(world, all, l);
+        all = {};
+    }
+
+    std::vector<method> methods;
+    if (selected(modes, "treefold")) {
+        for (const auto& e : exchanges) {
+            if (e == "direct") {
+                methods.push_back(treefold_method<exchange::direct>("direct", world, l, local));
+            } else if (e == "binomial") {
+                methods.push_back(treefold_method<exchange::tree<collective::binomial>>("binomial", world, l, local));
+            } else if (e == "fibonacci") {
+                methods.push_back(treefold_method<exchange::tree<collective::fibonacci>>("fibonacci", world, l, local));
+            } else if (e == "binary") {
+                methods.push_back(treefold_method<exchange::tree<collective::binary>>("binary", world, l, local));
+            } else if (e == "one_sided") {
+                methods.push_back(treefold_method<exchange::one_sided>("one_sided", world, l, local));
+            } else {
+                methods.push_back(treefold_method<exchange::scheduled<exchange::schedules::best>>("schedule_best",
+                                                                                                   world, l, local));
+            }
+        }
+    }
+    if (selected(modes, "baseline")) {
+        methods.push_back({"baseline", "mpi_allreduce",
+                           [&] { return mpi_sum(std::accumulate(local.begin(), local.end(), 0.0), world); }, {}});
+    }
+    if (selected(modes, "fast")) {
+        methods.push_back({"fast", "mpi_allreduce",
+                           [&] { return mpi_sum(perf::fastmath_sum(local.data(), local.size()), world); }, {}});
+    }
+    if (selected(modes, "allreduce1")) {
+        methods.push_back({"allreduce1", "mpi_allreduce", [&] { return mpi_sum(1.0, world); }, {}});
+    }
+
+    if (world.rank() == 0) {
+        if (!vm.count("no-header")) {
+            std::printf("machine,p,oversubscribed,n,dataset,mode,distribution,exchange,reps,median_us,p1_us,p99_us,"
+                        "messages,bytes,result,result_bits\n");
+        }
+        std::fflush(stdout);
+    }
+    std::vector<double> t(static_cast<std::size_t>(reps));
+    for (const auto& m : methods) {
+        double result = 0.0;
+        for (int k = 0; k < reps; ++k) {
+            world.barrier();
+            const double t0 = MPI_Wtime();
+            result = m.call();
+            const double dt = MPI_Wtime() - t0;
+            t[static_cast<std::size_t>(k)] = mpi::all_reduce(world, dt, mpi::maximum<double>()) * 1e6;
+        }
+        const std::vector<double> kept(t.begin() + discard, t.end() - discard);
+        std::string messages = "na";
+        std::string bytes = "na";
+        if (m.counts) {
+            const auto c = m.counts();
+            messages = std::to_string(mpi::all_reduce(world, c.messages, std::plus<std::uint64_t>()));
+            bytes = std::to_string(mpi::all_reduce(world, c.bytes, std::plus<std::uint64_t>()));
+        }
+        if (world.rank() == 0) {
+            std::uint64_t bits = 0;
+            std::memcpy(&bits, &result, sizeof bits);
+            std::printf("%s,%d,%s,%" PRIu64 ",%s,%s,%s,%s,%zu,%.3f,%.3f,%.3f,%s,%s,%.17g,%016" PRIX64 "\n",
+                        perf::machine().c_str(), p, perf::oversubscribed(p) ? "yes" : "no", n, dataset.c_str(),
+                        m.mode.c_str(), dist->name().c_str(), m.exchange.c_str(), kept.size(),
+                        perf::quantile(kept, 0.5), perf::quantile(kept, 0.01), perf::quantile(kept, 0.99),
+                        messages.c_str(), bytes.c_str(), result, bits);
+            std::fflush(stdout);
+        }
+    }
+    return 0;
+}
