@@ -1,0 +1,144 @@
+#include "treefold/layout/plan_messages.hpp"
+
+#include "treefold/exchange/routes.hpp"
+#include "treefold/frontier.hpp"
+#include "treefold/layout/message_count.hpp"
+
+#include <cmath>
+#include <stdexcept>
+
+namespace treefold::layout {
+
+namespace {
+
+// Values do not matter for the grouping, only which node is on top when: a byte per node.
+using marker = unsigned char;
+
+struct no_op {
+    marker operator()(marker, marker) const { return 0; }
+};
+
+// Mirrors exchange::direct::plan::run with the same push, flush and receive order, counting
+// flushes of a non-empty buffer instead of sending.
+class direct_replay {
+public:
+    direct_replay(const block_layout& layout, int rank, direct_buffering rules)
+        : routes_(layout, rank), n_(layout.size()), rules_(rules), stack_(layout.size())
+    {
+    }
+
+    std::uint64_t run()
+    {
+        for (const tree::node v : routes_.local_nodes) {
+            if (tree::cover_size(v, n_) > rules_.flush_before_elements) {
+                flush();
+            }
+            push(v);
+        }
+        for (const auto& piece : routes_.incoming) {
+            flush(); // the exchange flushes before every blocking receive
+            push(piece.v);
+        }
+        flush();
+        if (next_out_ != routes_.outbound.size()) {
+            throw std::logic_error("treefold: direct replay left outbound roots unsent (internal error)");
+        }
+        return messages_;
+    }
+
+private:
+    void push(tree::node v)
+    {
+        stack_.push(v, marker{}, op_);
+        while (next_out_ < routes_.outbound.size() && !stack_.empty() &&
+               stack_.back_node() == routes_.outbound[next_out_].v) {
+            const int target = routes_.outbound[next_out_].rank;
+            if (target != target_) {
+                flush();
+            }
+            target_ = target;
+            stack_.pop_back();
+            ++buffered_;
+            ++next_out_;
+            if (buffered_ == rules_.values_per_message) {
+                flush();
+            }
+        }
+    }
+
+    void flush()
+    {
+        if (buffered_ > 0) {
+            ++messages_;
+            buffered_ = 0;
+        }
+    }
+
+    exchange::direct_routes routes_;
+    index_t n_;
+    direct_buffering rules_;
+    frontier<marker> stack_;
+    no_op op_;
+    int target_ = -1;
+    std::size_t buffered_ = 0;
+    std::size_t next_out_ = 0;
+    std::uint64_t messages_ = 0;
+};
+
+} // namespace
+
+std::uint64_t direct_rank_messages(const block_layout& layout, int rank, direct_buffering rules)
+{
+    if (rules.values_per_message == 0) {
+        throw std::invalid_argument("treefold: a direct send buffer needs room for one value");
+    }
+    if (layout.block_of(rank).count == 0) {
+        return 0; // an empty block takes no part in the direct exchange
+    }
+    return direct_replay(layout, rank, rules).run();
+}
+
+std::uint64_t direct_exchange_messages(const block_layout& layout, direct_buffering rules)
+{
+    std::uint64_t total = 0;
+    for (int r = 0; r < layout.ranks(); ++r) {
+        total += direct_rank_messages(layout, r, rules);
+    }
+    return total;
+}
+
+std::uint64_t tree_exchange_messages(const block_layout& layout)
+{
+    return layout.ranks() > 0 ? static_cast<std::uint64_t>(layout.ranks() - 1) : 0;
+}
+
+std::uint64_t broadcast_messages(int p) { return p > 0 ? static_cast<std::uint64_t>(p - 1) : 0; }
+
+call_messages direct_call_messages(const block_layout& layout, direct_buffering rules)
+{
+    call_messages c;
+    c.reduce = direct_exchange_messages(layout, rules);
+    c.unbuffered = direct_messages(layout);
+    c.all_reduce = c.reduce + broadcast_messages(layout.ranks());
+    return c;
+}
+
+call_messages tree_call_messages(const block_layout& layout)
+{
+    call_messages c;
+    c.reduce = tree_exchange_messages(layout);
+    c.unbuffered = c.reduce;
+    c.all_reduce = c.reduce + broadcast_messages(layout.ranks());
+    return c;
+}
+
+std::optional<double> message_bound(index_t n, int p)
+{
+    if (p < 1 || n < 1 || n - 1 < static_cast<index_t>(p)) {
+        return std::nullopt;
+    }
+    const double ratio = static_cast<double>(n - 1) / static_cast<double>(p);
+    return static_cast<double>(p - 1) * (std::log2(ratio) + 1.0);
+}
+
+} // namespace treefold::layout
