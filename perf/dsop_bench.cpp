@@ -2,6 +2,7 @@
 // Protocol: barrier, time one call with MPI_Wtime, max over ranks; --iterations calls with the
 // first discarded; median and 10th/90th percentiles; speedup = allreduce median / median, from
 // the same run. Prints CSV on rank 0.
+#include "bench_options.hpp"
 #include "bench_util.hpp"
 #include "treefold/dsop/dsop.hpp"
 #include "treefold/io/synthetic.hpp"
@@ -28,14 +29,7 @@ int main(int argc, char** argv)
     po::options_description desc("dsop_bench");
     desc.add_options()("sizes", po::value(&sizes_text)->default_value(sizes_text), "N = M values, comma separated")(
         "iterations", po::value(&iterations)->default_value(iterations), "timed calls (the first is discarded)");
-    po::variables_map vm;
-    try {
-        po::store(po::parse_command_line(argc, argv, desc), vm);
-        po::notify(vm);
-    } catch (const po::error& e) {
-        if (world.rank() == 0) {
-            std::fprintf(stderr, "dsop_bench: %s\n", e.what());
-        }
+    if (!perf::parse_options(argc, argv, "dsop_bench", desc, world)) {
         return 2;
     }
     std::vector<std::size_t> sizes;

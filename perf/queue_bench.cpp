@@ -3,6 +3,7 @@
 // MPI_Gather per message round. Each repetition: barrier, MPI_Wtime around the whole
 // exchange, max over ranks; --reps repetitions after one warm-up; median, p10, p90. Also the
 // median latency of one successful queue insertion (producer side) and memory per process.
+#include "bench_options.hpp"
 #include "bench_util.hpp"
 #include "treefold/rma/mpsc_queue.hpp"
 
@@ -31,14 +32,7 @@ int main(int argc, char** argv)
         "bytes", po::value(&bytes)->default_value(bytes), "payload bytes")(
         "reps", po::value(&reps)->default_value(reps), "repetitions")(
         "slots", po::value(&slots)->default_value(slots), "queue slots per half");
-    po::variables_map vm;
-    try {
-        po::store(po::parse_command_line(argc, argv, desc), vm);
-        po::notify(vm);
-    } catch (const po::error& e) {
-        if (world.rank() == 0) {
-            std::fprintf(stderr, "queue_bench: %s\n", e.what());
-        }
+    if (!perf::parse_options(argc, argv, "queue_bench", desc, world)) {
         return 2;
     }
     const int p = world.size();

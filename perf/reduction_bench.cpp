@@ -16,6 +16,7 @@
 // ranks; `--reps` calls, the first and last `--discard` dropped; median, 1st and 99th
 // percentile. Messages and bytes are per call summed over ranks (the reducer's own counters;
 // `na` where MPI's collective hides them). CSV on stdout, comment lines start with '#'.
+#include "bench_options.hpp"
 #include "bench_util.hpp"
 #include "treefold/exchange/one_sided.hpp"
 #include "treefold/exchange/schedule.hpp"
@@ -119,12 +120,14 @@ int main(int argc, char** argv)
         "no-header", "omit the CSV header line");
     po::positional_options_description pos;
     pos.add("file", 1);
-    po::variables_map vm;
+    const auto parsed = perf::parse_options(argc, argv, "reduction_bench", desc, world, pos);
+    if (!parsed) {
+        return 2;
+    }
+    const po::variables_map& vm = *parsed;
     std::optional<layout::distribution> dist;
     std::optional<io::synthetic_kind> synthetic;
     try {
-        po::store(po::command_line_parser(argc, argv).options(desc).positional(pos).run(), vm);
-        po::notify(vm);
         dist = layout::distribution::parse(dist_name);
         if (!vm.count("file")) {
             synthetic = io::parse_synthetic_kind(kind);

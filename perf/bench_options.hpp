@@ -1,0 +1,35 @@
+#pragma once
+// Command-line parsing shared by the MPI benchmark programs (Boost.Program_options).
+
+#include <boost/mpi/communicator.hpp>
+#include <boost/program_options.hpp>
+
+#include <cstdio>
+#include <iostream>
+#include <optional>
+
+namespace treefold::perf {
+
+/// Parses argv on every rank (they all see the same command line, so they agree). On an
+/// error rank 0 prints `program: message` and the options, and the result is empty: the caller returns 2.
+inline std::optional<boost::program_options::variables_map>
+parse_options(int argc, char** argv, const char* program, const boost::program_options::options_description& desc,
+              const boost::mpi::communicator& comm,
+              const boost::program_options::positional_options_description& positional = {})
+{
+    namespace po = boost::program_options;
+    po::variables_map vm;
+    try {
+        po::store(po::command_line_parser(argc, argv).options(desc).positional(positional).run(), vm);
+        po::notify(vm);
+    } catch (const po::error& e) {
+        if (comm.rank() == 0) {
+            std::fprintf(stderr, "%s: %s\n", program, e.what());
+            std::cerr << desc;
+        }
+        return std::nullopt;
+    }
+    return vm;
+}
+
+} // namespace treefold::perf
