@@ -222,18 +222,7 @@ private:
         return plan_.template run<row_kernel>(anchors_.data(), ro, failed, last_, own_error_);
     }
 
-    void finish(const exchange::outcome<row<T>>& out) const
-    {
-        if (own_error_) {
-            std::rethrow_exception(own_error_);
-        }
-        if (out.failed) {
-            if (out.failed->what == exchange::failure::code::local_size) {
-                throw std::invalid_argument(out.failed->message());
-            }
-            throw exchange::remote_failure(*out.failed);
-        }
-    }
+    void finish(const exchange::outcome<row<T>>& out) const { exchange::throw_if_failed(out, own_error_); }
 
     boost::mpi::communicator comm_;
     layout::block_layout layout_;

@@ -63,14 +63,8 @@ void for_each_shape(Body&& body)
     body.template operator()<midpoint>();
 }
 
-struct mat2 {
-    std::uint64_t a = 1, b = 0, c = 0, d = 1;
-    bool operator==(const mat2&) const = default;
-};
-mat2 mat_mul(const mat2& x, const mat2& y)
-{
-    return {x.a * y.a + x.b * y.c, x.a * y.b + x.b * y.d, x.c * y.a + x.d * y.c, x.c * y.b + x.d * y.d};
-}
+using testing::mat2;
+using testing::mat_mul;
 mat2 mat_of(int r, int i)
 {
     const auto u = static_cast<std::uint64_t>(r);

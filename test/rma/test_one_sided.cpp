@@ -16,13 +16,8 @@ namespace mpi = boost::mpi;
 
 namespace {
 
-struct mat2 {
-    std::uint64_t a = 1, b = 0, c = 0, d = 1;
-};
-mat2 mat_mul(const mat2& x, const mat2& y)
-{
-    return {x.a * y.a + x.b * y.c, x.a * y.b + x.b * y.d, x.c * y.a + x.d * y.c, x.c * y.b + x.d * y.d};
-}
+using testing::mat2;
+using testing::mat_mul;
 
 } // namespace
 

@@ -3,6 +3,7 @@
 // product, bit-identical across ranks. Plus ring and Rabenseifner, and failures.
 #include <boost/test/unit_test.hpp>
 
+#include "support/cases.hpp"
 #include "support/mpi_test.hpp"
 #include "treefold/collective/allreduce.hpp"
 #include "treefold/collective/schedule.hpp"
@@ -21,14 +22,8 @@ using collective::schedule;
 namespace {
 
 /// 2x2 matrices of unsigned 64-bit integers: associative, not commutative, exact.
-struct mat2 {
-    std::uint64_t a = 1, b = 0, c = 0, d = 1;
-    friend bool operator==(const mat2&, const mat2&) = default;
-};
-mat2 mat_mul(const mat2& x, const mat2& y)
-{
-    return {x.a * y.a + x.b * y.c, x.a * y.b + x.b * y.d, x.c * y.a + x.d * y.c, x.c * y.b + x.d * y.d};
-}
+using testing::mat2;
+using testing::mat_mul;
 mat2 mat_of(int rank) { return {static_cast<std::uint64_t>(rank) + 2, 1, 3, static_cast<std::uint64_t>(rank) * 7 + 1}; }
 
 /// Every schedule worth running at p: generators, every factorisation (up to 6), and folds.

@@ -24,13 +24,8 @@ namespace mpi = boost::mpi;
 
 namespace {
 
-struct mat2 {
-    std::uint64_t a = 1, b = 0, c = 0, d = 1;
-};
-mat2 mat_mul(const mat2& x, const mat2& y)
-{
-    return {x.a * y.a + x.b * y.c, x.a * y.b + x.b * y.d, x.c * y.a + x.d * y.c, x.c * y.b + x.d * y.d};
-}
+using testing::mat2;
+using testing::mat_mul;
 
 /// Folds that the generators rarely pick: merge everything but one rank, then collapse.
 struct gather_merge {
@@ -97,11 +92,7 @@ std::vector<unsigned char> check_all(const mpi::communicator& sub, const std::ve
     return out;
 }
 
-void expect_same_across_sizes(const std::vector<std::vector<unsigned char>>& results, const char* what)
-{
-    const auto bad = testing::first_mismatch(results);
-    BOOST_CHECK_MESSAGE(!bad, what << ": results at p = " << (bad ? *bad + 1 : 0) << " differ from p = 1");
-}
+using testing::expect_same_across_sizes;
 
 } // namespace
 

@@ -63,4 +63,17 @@ inline std::vector<double> mixed_values(std::uint64_t seed, std::uint64_t n, boo
     return xs;
 }
 
+/// A 2x2 integer matrix: its product is associative but not commutative, and exact, so any
+/// operand swap or regrouping that changes the rank/index order shows in the bits.
+struct mat2 {
+    std::uint64_t a = 1, b = 0, c = 0, d = 1;
+    friend bool operator==(const mat2&, const mat2&) = default;
+};
+
+/// The matrix product x * y.
+inline mat2 mat_mul(const mat2& x, const mat2& y)
+{
+    return {x.a * y.a + x.b * y.c, x.a * y.b + x.b * y.d, x.c * y.a + x.d * y.c, x.c * y.b + x.d * y.d};
+}
+
 } // namespace treefold::testing

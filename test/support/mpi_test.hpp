@@ -79,6 +79,14 @@ inline std::optional<std::size_t> first_mismatch(const std::vector<std::vector<u
     return std::nullopt;
 }
 
+/// Checks (Boost.Test) that the results of on_every_size agree at every size, naming the first
+/// size that differs from p = 1.
+inline void expect_same_across_sizes(const std::vector<std::vector<unsigned char>>& results, const char* what)
+{
+    const auto bad = first_mismatch(results);
+    BOOST_CHECK_MESSAGE(!bad, what << ": results at p = " << (bad ? *bad + 1 : 0) << " differ from p = 1");
+}
+
 /// The shared data sets (../shared/data/psllh beside the project), or nullopt when absent.
 inline std::optional<std::filesystem::path> psllh_dir()
 {

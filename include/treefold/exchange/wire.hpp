@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <exception>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -135,6 +136,23 @@ struct outcome {
     std::optional<T> value;
     std::optional<failure> failed;
 };
+
+/// Turns a finished call's errors into exceptions: this rank's own exception first, then a
+/// wrong local size (std::invalid_argument naming the rank and sizes), then any other rank's
+/// failure (remote_failure). Returns normally when the call succeeded.
+template <class T>
+void throw_if_failed(const outcome<T>& out, const std::exception_ptr& own_error)
+{
+    if (own_error) {
+        std::rethrow_exception(own_error);
+    }
+    if (out.failed) {
+        if (out.failed->what == failure::code::local_size) {
+            throw std::invalid_argument(out.failed->message());
+        }
+        throw remote_failure(*out.failed);
+    }
+}
 
 /// Binomial broadcast of an outcome from `root` (which holds a value or a failure) to every
 /// rank of `comm`; messages are counted.
