@@ -21,7 +21,7 @@
 #include "treefold/exchange/one_sided.hpp"
 #include "treefold/exchange/schedule.hpp"
 #include "treefold/exchange/tree.hpp"
-#include "treefold/io/distribute.hpp"
+#include "treefold/collective/distribute.hpp"
 #include "treefold/io/synthetic.hpp"
 #include "treefold/io/values_file.hpp"
 #include "treefold/layout/distribution.hpp"
@@ -168,7 +168,7 @@ int main(int argc, char** argv)
     if (!synthetic) {
         const std::string file = vm["file"].as<std::string>();
         try {
-            n = io::read_on_root(world, file, all);
+            n = collective::read_on_root(world, file, all);
         } catch (const io::file_error& e) {
             if (world.rank() == 0) {
                 std::fprintf(stderr, "reduction_bench: %s\n", e.what());
@@ -190,7 +190,7 @@ int main(int argc, char** argv)
             local[i] = io::synthetic_value(*synthetic, b.start + i);
         }
     } else {
-        local = io::scatter_blocks(world, all, l);
+        local = collective::scatter_blocks(world, all, l);
         all = {};
     }
 

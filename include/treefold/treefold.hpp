@@ -2,6 +2,7 @@
 /// Umbrella header: everything a user of treefold needs.
 
 #include "treefold/collective/allreduce.hpp"
+#include "treefold/collective/distribute.hpp"
 #include "treefold/collective/layout_agreement.hpp"
 #include "treefold/collective/schedule.hpp"
 #include "treefold/collective/tree_reduce.hpp"
@@ -12,7 +13,6 @@
 #include "treefold/exchange/schedule.hpp"
 #include "treefold/exchange/tree.hpp"
 #include "treefold/frontier.hpp"
-#include "treefold/io/distribute.hpp"
 #include "treefold/io/synthetic.hpp"
 #include "treefold/io/values_file.hpp"
 #include "treefold/kernel/dispatch.hpp"

@@ -1,7 +1,7 @@
 // `mpirun -n P treefold sum [FILE] [--distribution D] [--exchange direct|tree] [--repeat R]`:
 // the reproducible sum of a file or of the built-in synthetic workload.
 #include "common.hpp"
-#include "treefold/io/distribute.hpp"
+#include "treefold/collective/distribute.hpp"
 #include "treefold/io/synthetic.hpp"
 #include "treefold/io/values_file.hpp"
 #include "treefold/layout/distribution.hpp"
@@ -71,7 +71,7 @@ sum_options parse_sum(const std::vector<std::string>& args)
     return o;
 }
 
-/// Rank 0 reads the file and scatters the blocks (io::read_on_root, io::scatter_blocks);
+/// Rank 0 reads the file and scatters the blocks (collective::read_on_root, collective::scatter_blocks);
 /// a read error stops every rank with the same message.
 std::vector<double> load_blocks(const mpi::communicator& world, const sum_options& o, const layout::distribution& dist,
                                 std::uint64_t& n_out, std::vector<double>& all_on_root)
@@ -79,7 +79,7 @@ std::vector<double> load_blocks(const mpi::communicator& world, const sum_option
     std::uint64_t n = default_n;
     if (o.file) {
         try {
-            n = io::read_on_root(world, *o.file, all_on_root);
+            n = collective::read_on_root(world, *o.file, all_on_root);
         } catch (const io::file_error& e) {
             throw usage_error(std::string(e.what()).substr(std::strlen("treefold: ")));
         }
@@ -104,7 +104,7 @@ std::vector<double> load_blocks(const mpi::communicator& world, const sum_option
         }
         return local;
     }
-    return io::scatter_blocks(world, all_on_root, l);
+    return collective::scatter_blocks(world, all_on_root, l);
 }
 
 template <class Exchange>

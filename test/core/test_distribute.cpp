@@ -1,11 +1,11 @@
-// Loading once and scattering once: io::read_on_root and io::scatter_blocks deliver every
+// Loading once and scattering once: collective::read_on_root and collective::scatter_blocks deliver every
 // rank exactly its block for permuted layouts with empty blocks and any root, and their
 // errors reach every rank (no rank waits in a collective alone).
 #include <boost/test/unit_test.hpp>
 
 #include "support/cases.hpp"
 #include "support/mpi_test.hpp"
-#include "treefold/io/distribute.hpp"
+#include "treefold/collective/distribute.hpp"
 #include "treefold/io/values_file.hpp"
 #include "treefold/layout/distribution.hpp"
 
@@ -30,7 +30,7 @@ BOOST_AUTO_TEST_CASE(scatter_delivers_each_block_for_random_layouts_and_roots)
         if (world.rank() == root) {
             all = testing::mixed_values(seed, n, false);
         }
-        const auto mine = io::scatter_blocks(world, all, l, root);
+        const auto mine = collective::scatter_blocks(world, all, l, root);
         const auto expected = testing::mixed_values(seed, n, false); // every rank can compute it
         const auto b = l.block_of(world.rank());
         bool ok = mine.size() == b.count;
@@ -46,10 +46,10 @@ BOOST_AUTO_TEST_CASE(scatter_with_wrong_root_size_throws_on_every_rank)
     const auto& world = testing::world();
     const auto l = layout::block_layout::from_counts(layout::even_lower(10, world.size()));
     std::vector<double> all(world.rank() == 0 ? 9 : 0); // one value short, known to the root only
-    BOOST_CHECK_THROW(io::scatter_blocks(world, all, l), std::invalid_argument);
+    BOOST_CHECK_THROW(collective::scatter_blocks(world, all, l), std::invalid_argument);
     // A layout for another rank count is refused by every rank before any communication.
     const auto wrong = layout::block_layout::from_counts(layout::even_lower(10, world.size() + 1));
-    BOOST_CHECK_THROW(io::scatter_blocks(world, all, wrong), std::invalid_argument);
+    BOOST_CHECK_THROW(collective::scatter_blocks(world, all, wrong), std::invalid_argument);
 }
 
 BOOST_AUTO_TEST_CASE(read_on_root_shares_n_and_errors)
@@ -63,7 +63,7 @@ BOOST_AUTO_TEST_CASE(read_on_root_shares_n_and_errors)
     }
     mpi::broadcast(world, path, 0);
     std::vector<double> all;
-    const auto n = io::read_on_root(world, path, all);
+    const auto n = collective::read_on_root(world, path, all);
     BOOST_TEST(testing::all_ranks(world, n == 123));
     BOOST_TEST(testing::all_ranks(world, world.rank() == 0 ? all.size() == 123 : all.empty()));
     world.barrier();
@@ -74,7 +74,7 @@ BOOST_AUTO_TEST_CASE(read_on_root_shares_n_and_errors)
     // The file is gone: the root's read error must reach every rank as the same file_error.
     std::string message;
     try {
-        io::read_on_root(world, path, all);
+        collective::read_on_root(world, path, all);
     } catch (const io::file_error& e) {
         message = e.what();
     }

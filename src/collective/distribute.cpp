@@ -1,4 +1,4 @@
-#include "treefold/io/distribute.hpp"
+#include "treefold/collective/distribute.hpp"
 #include "treefold/io/values_file.hpp"
 
 #include <boost/mpi/collectives/broadcast.hpp>
@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace treefold::io {
+namespace treefold::collective {
 
 std::uint64_t read_on_root(const boost::mpi::communicator& comm, const std::filesystem::path& path,
                            std::vector<double>& all, int root)
@@ -17,7 +17,7 @@ std::uint64_t read_on_root(const boost::mpi::communicator& comm, const std::file
     std::uint64_t n = 0;
     if (comm.rank() == root) {
         try {
-            all = read_values(path);
+            all = io::read_values(path);
             n = all.size();
         } catch (const std::exception& e) {
             error = e.what();
@@ -25,7 +25,7 @@ std::uint64_t read_on_root(const boost::mpi::communicator& comm, const std::file
     }
     boost::mpi::broadcast(comm, error, root);
     if (!error.empty()) {
-        throw file_error(error);
+        throw io::file_error(error);
     }
     boost::mpi::broadcast(comm, n, root);
     return n;
@@ -70,4 +70,4 @@ std::vector<double> scatter_blocks(const boost::mpi::communicator& comm, const s
     return mine;
 }
 
-} // namespace treefold::io
+} // namespace treefold::collective

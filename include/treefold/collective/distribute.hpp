@@ -1,6 +1,7 @@
 #pragma once
 /// Distributing values held by one rank over a block layout (load once, scatter once).
 
+#include "treefold/io/values_file.hpp"
 #include "treefold/layout/block_layout.hpp"
 
 #include <boost/mpi/communicator.hpp>
@@ -9,11 +10,11 @@
 #include <filesystem>
 #include <vector>
 
-namespace treefold::io {
+namespace treefold::collective {
 
-/// Collective: rank `root` reads `path` with read_values(); returns the value count N on every
-/// rank and leaves the values in `all` on the root only. A read error on the root is
-/// broadcast, so every rank throws the same io::file_error (no rank is left waiting).
+/// Collective: rank `root` reads `path`; returns the value count N on every
+/// rank and leaves the values in `all` on the root only (io::read_values). A read error on the
+/// root is broadcast, so every rank throws the same io::file_error (no rank is left waiting).
 std::uint64_t read_on_root(const boost::mpi::communicator& comm, const std::filesystem::path& path,
                            std::vector<double>& all, int root = 0);
 
@@ -25,4 +26,4 @@ std::uint64_t read_on_root(const boost::mpi::communicator& comm, const std::file
 std::vector<double> scatter_blocks(const boost::mpi::communicator& comm, const std::vector<double>& all,
                                    const layout::block_layout& layout, int root = 0);
 
-} // namespace treefold::io
+} // namespace treefold::collective
