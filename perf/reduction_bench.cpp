@@ -181,6 +181,12 @@ int main(int argc, char** argv)
     } else if (dataset.empty()) {
         dataset = "synthetic-" + kind;
     }
+    if (n == 0) {
+        if (world.rank() == 0) {
+            std::fprintf(stderr, "reduction_bench: the input holds no values (N = 0): there is nothing to reduce\n");
+        }
+        return 2;
+    }
     const auto l = layout::block_layout::from_counts(dist->counts(n, p));
     std::vector<double> local;
     if (synthetic) {

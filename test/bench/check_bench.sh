@@ -61,7 +61,7 @@ for dist in even-lower power-of-two; do
 done
 
 # 5. Bad options: exit code 2 on every rank, one message.
-for args in "--bogus" "--kind nope" "--reps 4 --discard 2" "--modes treefold,turbo" "$work/missing.binpsllh"; do
+for args in "--bogus" "--n 0" "--kind nope" "--reps 4 --discard 2" "--modes treefold,turbo" "$work/missing.binpsllh"; do
   timeout 60 "${mpirun[@]}" -n 2 "$bench" $args >/dev/null 2>"$work/err"
   rc=$?
   [[ $rc == 2 ]] && pass || fail "'$args' exited $rc (want 2)"
