@@ -7,7 +7,4 @@ add_executable(kernel_bench
   ${CMAKE_CURRENT_LIST_DIR}/kernel_fastmath_ceiling.cpp)
 target_link_libraries(kernel_bench PRIVATE treefold::treefold benchmark::benchmark)
 treefold_target_flags(kernel_bench)
-# The ceiling only: an unordered, reassociated, vectorised sum. Its bits depend on the
-# compiler and the vector width; it exists to show what a tree kernel costs.
-set_source_files_properties(${CMAKE_CURRENT_LIST_DIR}/kernel_fastmath_ceiling.cpp
-  PROPERTIES COMPILE_OPTIONS "-O3;-ffast-math")
+# kernel_fastmath_ceiling.cpp: the irreproducible ceiling, flags in perf/CMakeLists.txt.

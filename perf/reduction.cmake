@@ -6,7 +6,4 @@ add_executable(reduction_bench
   ${CMAKE_CURRENT_LIST_DIR}/kernel_fastmath_ceiling.cpp)
 target_link_libraries(reduction_bench PRIVATE treefold::treefold Boost::program_options)
 treefold_target_flags(reduction_bench)
-# The `fast` mode is the irreproducible ceiling by design: the same -O3 -ffast-math source
-# property as in kernels.cmake, set here too so this file stands on its own.
-set_source_files_properties(${CMAKE_CURRENT_LIST_DIR}/kernel_fastmath_ceiling.cpp
-  PROPERTIES COMPILE_OPTIONS "-O3;-ffast-math")
+# The `fast` mode links the irreproducible ceiling (flags in perf/CMakeLists.txt).
