@@ -191,10 +191,7 @@ int main(int argc, char** argv)
     std::vector<double> local;
     if (synthetic) {
         const auto b = l.block_of(world.rank());
-        local.resize(b.count);
-        for (std::uint64_t i = 0; i < b.count; ++i) {
-            local[i] = io::synthetic_value(*synthetic, b.start + i);
-        }
+        local = io::synthetic_values(*synthetic, b.start, b.count);
     } else {
         local = collective::scatter_blocks(world, all, l);
         all = {};

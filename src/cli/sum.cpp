@@ -91,18 +91,11 @@ std::vector<double> load_blocks(const mpi::communicator& world, const sum_option
     const auto counts = dist.counts(n, world.size());
     const auto l = layout::block_layout::from_counts(counts);
     if (!o.file) {
-        const auto mine = l.block_of(world.rank());
-        std::vector<double> local(mine.count);
-        for (std::uint64_t i = 0; i < mine.count; ++i) {
-            local[i] = io::synthetic_value(io::synthetic_kind::loglik, mine.start + i);
-        }
         if (world.rank() == 0) {
-            all_on_root.resize(n);
-            for (std::uint64_t i = 0; i < n; ++i) {
-                all_on_root[i] = io::synthetic_value(io::synthetic_kind::loglik, i);
-            }
+            all_on_root = io::synthetic_values(io::synthetic_kind::loglik, 0, n);
         }
-        return local;
+        const auto mine = l.block_of(world.rank());
+        return io::synthetic_values(io::synthetic_kind::loglik, mine.start, mine.count);
     }
     return collective::scatter_blocks(world, all_on_root, l);
 }

@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace treefold::io {
 
@@ -59,6 +60,17 @@ constexpr double synthetic_value(synthetic_kind kind, std::uint64_t index)
         }
     }
     return 0.0;
+}
+
+/// Values start .. start + count − 1 of the synthetic input of `kind`: a rank's block, filled
+/// without communication.
+inline std::vector<double> synthetic_values(synthetic_kind kind, std::uint64_t start, std::uint64_t count)
+{
+    std::vector<double> out(count);
+    for (std::uint64_t i = 0; i < count; ++i) {
+        out[i] = synthetic_value(kind, start + i);
+    }
+    return out;
 }
 
 } // namespace treefold::io
