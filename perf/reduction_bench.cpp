@@ -4,7 +4,8 @@
 //
 //   mpirun -n P reduction_bench [FILE | --n N --kind loglik|mixed|cancel]
 //          [--distribution D] [--modes treefold,baseline,fast,allreduce1]
-//          [--exchanges direct,binomial,fibonacci,binary,one_sided,schedule_best]
+//          [--exchanges direct,binomial,fibonacci,binary,one_sided,schedule_best (or schedule_rd,
+//                       schedule_heuristic)]
 //          [--reps 100] [--discard 8] [--no-header]
 //
 // Modes: `treefold` (reducer with kernel::best and the given exchange), `baseline`
@@ -18,9 +19,7 @@
 // `na` where MPI's collective hides them). CSV on stdout, comment lines start with '#'.
 #include "bench_options.hpp"
 #include "bench_util.hpp"
-#include "treefold/exchange/one_sided.hpp"
-#include "treefold/exchange/schedule.hpp"
-#include "treefold/exchange/tree.hpp"
+#include "treefold/exchange/by_name.hpp"
 #include "treefold/collective/distribute.hpp"
 #include "treefold/io/synthetic.hpp"
 #include "treefold/io/values_file.hpp"
@@ -84,7 +83,7 @@ double mpi_sum(double local, const mpi::communicator& comm)
 
 /// A reproducible-sum method over exchange E (the reducer lives as long as the method).
 template <class E>
-method treefold_method(const char* exchange_name, const mpi::communicator& world, const layout::block_layout& l,
+method treefold_method(const std::string& exchange_name, const mpi::communicator& world, const layout::block_layout& l,
                        const std::vector<double>& local)
 {
     auto r = std::make_shared<reducer<double, std::plus<double>, kernel::best, E>>(world, l);
@@ -113,7 +112,8 @@ int main(int argc, char** argv)
         "distribution", po::value(&dist_name)->default_value(dist_name),
         "even-lower | even-upper | power-of-two | aligned:ALPHA")(
         "modes", po::value(&modes_arg)->default_value(modes_arg), "comma list of modes")(
-        "exchanges", po::value(&exchanges_arg)->default_value(exchanges_arg), "comma list of treefold exchanges")(
+        "exchanges", po::value(&exchanges_arg)->default_value(exchanges_arg),
+        ("comma list of treefold exchanges: " + exchange::exchange_name_list()).c_str())(
         "dataset", po::value(&dataset), "name in the CSV (default: file name or synthetic-KIND)")(
         "reps", po::value(&reps)->default_value(reps), "timed calls per method")(
         "discard", po::value(&discard)->default_value(discard), "calls dropped at each end")(
@@ -141,10 +141,7 @@ int main(int argc, char** argv)
             }
         }
         for (const auto& e : split_list(exchanges_arg)) {
-            if (e != "direct" && e != "binomial" && e != "fibonacci" && e != "binary" && e != "one_sided" &&
-                e != "schedule_best") {
-                throw std::invalid_argument("unknown exchange '" + e + "'");
-            }
+            exchange::visit_by_name(e, [](auto) {}); // throws naming the known exchanges
         }
     } catch (const std::exception& e) {
         if (world.rank() == 0) {
@@ -200,20 +197,9 @@ int main(int argc, char** argv)
     std::vector<method> methods;
     if (selected(modes, "treefold")) {
         for (const auto& e : exchanges) {
-            if (e == "direct") {
-                methods.push_back(treefold_method<exchange::direct>("direct", world, l, local));
-            } else if (e == "binomial") {
-                methods.push_back(treefold_method<exchange::tree<collective::binomial>>("binomial", world, l, local));
-            } else if (e == "fibonacci") {
-                methods.push_back(treefold_method<exchange::tree<collective::fibonacci>>("fibonacci", world, l, local));
-            } else if (e == "binary") {
-                methods.push_back(treefold_method<exchange::tree<collective::binary>>("binary", world, l, local));
-            } else if (e == "one_sided") {
-                methods.push_back(treefold_method<exchange::one_sided>("one_sided", world, l, local));
-            } else {
-                methods.push_back(treefold_method<exchange::scheduled<exchange::schedules::best>>("schedule_best",
-                                                                                                   world, l, local));
-            }
+            methods.push_back(exchange::visit_by_name(e, [&](auto type) {
+                return treefold_method<typename decltype(type)::type>(e, world, l, local);
+            }));
         }
     }
     if (selected(modes, "baseline")) {

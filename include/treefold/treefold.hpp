@@ -8,6 +8,7 @@
 #include "treefold/collective/tree_reduce.hpp"
 #include "treefold/collective/tree_shape.hpp"
 #include "treefold/dsop/dsop.hpp"
+#include "treefold/exchange/by_name.hpp"
 #include "treefold/exchange/direct.hpp"
 #include "treefold/exchange/one_sided.hpp"
 #include "treefold/exchange/schedule.hpp"

@@ -14,9 +14,11 @@ namespace {
 using treefold::cli::command;
 
 const command commands[] = {
-    {"sum", "mpirun -n P treefold sum [FILE] [--distribution D] [--exchange direct|tree] [--repeat R]\n"
+    {"sum", "mpirun -n P treefold sum [FILE] [--distribution D] [--exchange E] [--repeat R]\n"
             "      reproducible sum of a .binpsllh or text file (one number per line); without FILE\n"
-            "      a built-in synthetic log-likelihood array of 10^6 values",
+            "      a built-in synthetic log-likelihood array of 10^6 values. E: direct (default),\n"
+            "      tree = binomial, fibonacci, binary, one_sided, schedule_rd, schedule_heuristic,\n"
+            "      schedule_best",
      &treefold::cli::run_sum},
     {"plan", "treefold plan --n N --p P [--distribution D] [--t-send NS] [--t-op NS]\n"
              "      direct-exchange messages, block sizes and score per layout (no MPI)",

@@ -1,7 +1,8 @@
-// `mpirun -n P treefold sum [FILE] [--distribution D] [--exchange direct|tree] [--repeat R]`:
+// `mpirun -n P treefold sum [FILE] [--distribution D] [--exchange NAME] [--repeat R]`:
 // the reproducible sum of a file or of the built-in synthetic workload.
 #include "common.hpp"
 #include "treefold/collective/distribute.hpp"
+#include "treefold/exchange/by_name.hpp"
 #include "treefold/io/synthetic.hpp"
 #include "treefold/io/values_file.hpp"
 #include "treefold/layout/distribution.hpp"
@@ -50,7 +51,8 @@ sum_options parse_sum(const std::vector<std::string>& args)
     po::options_description desc("treefold sum options");
     desc.add_options()
         ("distribution", po::value(&dist)->default_value(dist), "even-lower | even-upper | power-of-two | aligned:ALPHA")
-        ("exchange", po::value(&o.exchange)->default_value(o.exchange), "direct | tree")
+        ("exchange", po::value(&o.exchange)->default_value(o.exchange),
+         ("tree (= binomial) or one of: " + exchange::exchange_name_list()).c_str())
         ("repeat", po::value(&o.repeat)->default_value(o.repeat), "timed calls (median reported)")
         ("file", po::value<std::string>(), "input file");
     po::positional_options_description pos;
@@ -62,8 +64,10 @@ sum_options parse_sum(const std::vector<std::string>& args)
         o.file = vm["file"].as<std::string>();
     }
     o.dist = parse_distribution(dist);
-    if (o.exchange != "direct" && o.exchange != "tree") {
-        throw usage_error("unknown exchange '" + o.exchange + "' (want direct or tree)");
+    try {
+        exchange::visit_by_name(o.exchange, [](auto) {});
+    } catch (const std::invalid_argument& e) {
+        throw usage_error(std::string(e.what()).substr(std::strlen("treefold: ")));
     }
     if (o.repeat < 1) {
         throw usage_error("--repeat must be at least 1");
@@ -156,7 +160,8 @@ int run_sum(const std::vector<std::string>& args, int& argc, char**& argv)
     mpi::communicator world;
     try {
         const sum_options o = parse_sum(args);
-        return o.exchange == "tree" ? run_sum_with<exchange::tree<>>(world, o) : run_sum_with<exchange::direct>(world, o);
+        return exchange::visit_by_name(o.exchange,
+                                       [&](auto type) { return run_sum_with<typename decltype(type)::type>(world, o); });
     } catch (const usage_error& e) {
         if (world.rank() == 0) {
             std::fprintf(stderr, "treefold sum: %s\n", e.what());

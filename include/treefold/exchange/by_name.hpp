@@ -1,0 +1,67 @@
+#pragma once
+/// Choosing an exchange by name at run time (command lines, benchmark drivers): every exchange
+/// the library ships, under one spelling, so programs do not each keep their own list.
+
+#include "treefold/collective/tree_shape.hpp"
+#include "treefold/exchange/direct.hpp"
+#include "treefold/exchange/one_sided.hpp"
+#include "treefold/exchange/schedule.hpp"
+#include "treefold/exchange/tree.hpp"
+
+#include <array>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <type_traits>
+
+namespace treefold::exchange {
+
+/// The names visit_by_name accepts ("tree" is also accepted, as binomial).
+inline constexpr std::array<std::string_view, 8> exchange_names{
+    "direct", "binomial", "fibonacci", "binary", "one_sided", "schedule_rd", "schedule_heuristic", "schedule_best"};
+
+/// The names as one comma-separated line, for help texts and error messages.
+inline std::string exchange_name_list()
+{
+    std::string out;
+    for (const auto n : exchange_names) {
+        out += (out.empty() ? "" : ", ") + std::string(n);
+    }
+    return out;
+}
+
+/// Calls `f(std::type_identity<E>{})` for the exchange E called `name` and returns what it
+/// returns (every call must return the same type). Throws std::invalid_argument naming the
+/// accepted names for any other name.
+template <class F>
+decltype(auto) visit_by_name(std::string_view name, F&& f)
+{
+    if (name == "direct") {
+        return f(std::type_identity<direct>{});
+    }
+    if (name == "binomial" || name == "tree") {
+        return f(std::type_identity<tree<collective::binomial>>{});
+    }
+    if (name == "fibonacci") {
+        return f(std::type_identity<tree<collective::fibonacci>>{});
+    }
+    if (name == "binary") {
+        return f(std::type_identity<tree<collective::binary>>{});
+    }
+    if (name == "one_sided") {
+        return f(std::type_identity<one_sided>{});
+    }
+    if (name == "schedule_rd") {
+        return f(std::type_identity<scheduled<schedules::recursive_doubling>>{});
+    }
+    if (name == "schedule_heuristic") {
+        return f(std::type_identity<scheduled<schedules::heuristic>>{});
+    }
+    if (name == "schedule_best") {
+        return f(std::type_identity<scheduled<schedules::best>>{});
+    }
+    throw std::invalid_argument("treefold: unknown exchange '" + std::string(name) + "' (want one of " +
+                                exchange_name_list() + ")");
+}
+
+} // namespace treefold::exchange
