@@ -6,7 +6,11 @@
 // CSV on stdout: p,n,distribution,exchange,messages_reduce,messages_unbuffered,
 // messages_allreduce,bound. messages_reduce is the exchange (a reduce to the exchange's
 // finisher; another root costs one message more), messages_allreduce adds the broadcast.
+// Exchanges: direct, tree (every shape), one_sided (the direct routes, unbuffered) and
+// schedule_best (the schedule's own count; the result is everywhere, so all three columns
+// are the same and no broadcast is added).
 // bound is (p-1)(log2((N-1)/p)+1) from issue 7, "na" where N - 1 < p.
+#include "treefold/exchange/schedule.hpp"
 #include "treefold/layout/block_layout.hpp"
 #include "treefold/layout/distribution.hpp"
 #include "treefold/layout/plan_messages.hpp"
@@ -151,12 +155,18 @@ int main(int argc, char** argv)
     }
 
     std::printf("p,n,distribution,exchange,messages_reduce,messages_unbuffered,messages_allreduce,bound\n");
+    // The schedule exchange merges frontiers on every rank along one schedule for p: its count
+    // depends on p alone, and it needs no broadcast.
+    const std::uint64_t schedule_total = treefold::exchange::schedules::best::make(p).messages(p);
+    const treefold::layout::call_messages schedule_counts{schedule_total, schedule_total, schedule_total};
     for (const index_t n : sizes) {
         const auto bound = treefold::layout::message_bound(n, p);
         for (const auto& d : dists) {
             const auto layout = treefold::layout::block_layout::from_counts(d.counts(n, p));
             print_row(p, n, d.name(), "direct", treefold::layout::direct_call_messages(layout), bound);
             print_row(p, n, d.name(), "tree", treefold::layout::tree_call_messages(layout), bound);
+            print_row(p, n, d.name(), "one_sided", treefold::layout::one_sided_call_messages(layout), bound);
+            print_row(p, n, d.name(), "schedule_best", schedule_counts, bound);
         }
     }
     return 0;

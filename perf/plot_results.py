@@ -276,6 +276,7 @@ def fig_message_counts(rows, out_dir):
                 ("direct", "messages_reduce", "direct (buffered)", "-"),
                 ("direct", "messages_unbuffered", "direct, one message per root", "--"),
                 ("tree", "messages_reduce", "tree (p − 1)", "-"),
+                ("schedule_best", "messages_allreduce", "schedule_best (all_reduce, no broadcast)", "-."),
             ]:
                 pts = sorted((r["n"], to_float(r[column])) for r in drows if r["exchange"] == exchange)
                 pts = [(x, y) for x, y in pts if y is not None]

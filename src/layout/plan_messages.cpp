@@ -123,6 +123,15 @@ call_messages direct_call_messages(const block_layout& layout, direct_buffering 
     return c;
 }
 
+call_messages one_sided_call_messages(const block_layout& layout)
+{
+    call_messages c;
+    c.unbuffered = direct_messages(layout);
+    c.reduce = c.unbuffered;
+    c.all_reduce = c.reduce + broadcast_messages(layout.ranks());
+    return c;
+}
+
 call_messages tree_call_messages(const block_layout& layout)
 {
     call_messages c;

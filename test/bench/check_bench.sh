@@ -53,7 +53,8 @@ fi
 
 # 4. Plan counts (no ranks) equal the reducer's counted messages per call at p = 3.
 for dist in even-lower power-of-two; do
-  measured=$("${mpirun[@]}" -n 3 "$bench" --n 777 --distribution "$dist" --modes treefold --exchanges direct,binomial \
+  measured=$("${mpirun[@]}" -n 3 "$bench" --n 777 --distribution "$dist" --modes treefold \
+             --exchanges direct,binomial,one_sided,schedule_best \
              --reps 4 --discard 1 2>/dev/null | awk -F, '$6 == "treefold" { print $8 "=" $13 }' | sort)
   planned=$("$counts" --p 3 --n 777 --distributions "$dist" \
             | awk -F, 'NR > 1 { print ($4 == "tree" ? "binomial" : $4) "=" $7 }' | sort)

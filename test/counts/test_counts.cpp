@@ -3,6 +3,8 @@
 
 #include "support/cases.hpp"
 #include "support/mpi_test.hpp"
+#include "treefold/exchange/one_sided.hpp"
+#include "treefold/exchange/schedule.hpp"
 #include "treefold/kernel/scalar.hpp"
 #include "treefold/layout/distribution.hpp"
 #include "treefold/layout/message_count.hpp"
@@ -80,6 +82,22 @@ void check_layout(const mpi::communicator& comm, const layout::block_layout& l, 
     BOOST_CHECK_MESSAGE(got_tree.reduce == want_tree.reduce,
                         where << " tree reduce: measured " << got_tree.reduce << ", planned " << want_tree.reduce);
     BOOST_CHECK_EQUAL(got_tree.reduce_root0, want_tree.reduce + (tree_finisher != 0 ? 1U : 0U));
+
+    // one_sided: the direct routes, one queue message per outbound root, same finisher.
+    const auto want_queue = layout::one_sided_call_messages(l);
+    const auto got_queue = run_reducer<exchange::one_sided>(comm, l, direct_finisher);
+    BOOST_CHECK_MESSAGE(got_queue.all_reduce == want_queue.all_reduce && got_queue.reduce == want_queue.reduce,
+                        where << " one_sided: measured " << got_queue.reduce << " / " << got_queue.all_reduce
+                              << ", planned " << want_queue.reduce << " / " << want_queue.all_reduce);
+
+    // scheduled<best>: the schedule's own count; the result is everywhere, so no broadcast
+    // and no forwarding to any root.
+    const auto want_schedule = exchange::schedules::best::make(p).messages(p);
+    const auto got_schedule = run_reducer<exchange::scheduled<exchange::schedules::best>>(comm, l, 0);
+    BOOST_CHECK_MESSAGE(got_schedule.all_reduce == want_schedule && got_schedule.reduce == want_schedule &&
+                            got_schedule.reduce_root0 == want_schedule,
+                        where << " schedule_best: measured " << got_schedule.reduce << " / " << got_schedule.all_reduce
+                              << ", schedule says " << want_schedule);
 }
 
 std::vector<index_t> sizes_for(int p)
