@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdlib>
 #include <cstring>
 #include <sstream>
 #include <stdexcept>
+#include <string_view>
 #include <thread>
 
 namespace treefold::rma {
@@ -66,9 +68,34 @@ mpsc_queue::mpsc_queue(const boost::mpi::communicator& comm, std::size_t slots_p
     }
     window_bytes_ = static_cast<std::size_t>(header_region) + 2 * slots_per_half_ * slot_bytes_;
     void* memory = nullptr;
-    check(MPI_Win_allocate(static_cast<MPI_Aint>(window_bytes_), 1, MPI_INFO_NULL, static_cast<MPI_Comm>(comm_),
-                           &memory, &win_),
-          "MPI_Win_allocate");
+    // When every rank shares one node, a shared-memory window lets the MPI library do the
+    // atomics and puts with plain loads and stores (Open MPI: osc/sm). With MPI_Win_allocate
+    // it picks osc/rdma, whose remote atomics wait for the target process to run: one
+    // scheduler slice (~4 ms) per message when ranks outnumber cores (doc/performance.md).
+    // The protocol is the same either way; all ranks see the same node size, so they agree.
+    MPI_Comm node = MPI_COMM_NULL;
+    check(MPI_Comm_split_type(static_cast<MPI_Comm>(comm_), MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node),
+          "MPI_Comm_split_type");
+    int node_size = 0;
+    MPI_Comm_size(node, &node_size);
+    MPI_Comm_free(&node);
+    // TREEFOLD_RMA_WINDOW=allocate forces MPI_Win_allocate (how the tests cover that path on
+    // one node); mpirun gives every rank the same environment, so they still agree.
+    const char* forced = std::getenv("TREEFOLD_RMA_WINDOW");
+    shared_ = node_size == comm_.size() && !(forced != nullptr && std::string_view(forced) == "allocate");
+    if (shared_) {
+        MPI_Info info = MPI_INFO_NULL;
+        MPI_Info_create(&info);
+        MPI_Info_set(info, "alloc_shared_noncontig", "true"); // each rank's queue on its own pages
+        const int rc = MPI_Win_allocate_shared(static_cast<MPI_Aint>(window_bytes_), 1, info,
+                                               static_cast<MPI_Comm>(comm_), &memory, &win_);
+        MPI_Info_free(&info);
+        check(rc, "MPI_Win_allocate_shared");
+    } else {
+        check(MPI_Win_allocate(static_cast<MPI_Aint>(window_bytes_), 1, MPI_INFO_NULL, static_cast<MPI_Comm>(comm_),
+                               &memory, &win_),
+              "MPI_Win_allocate");
+    }
     base_ = static_cast<std::byte*>(memory);
     std::memset(base_, 0, static_cast<std::size_t>(header_region));
     check(MPI_Win_lock_all(0, win_), "MPI_Win_lock_all");

@@ -5,8 +5,10 @@
 #include "support/mpi_test.hpp"
 #include "treefold/rma/mpsc_queue.hpp"
 
+#include <cstdlib>
 #include <map>
 #include <set>
+#include <string_view>
 #include <vector>
 
 using namespace treefold;
@@ -146,4 +148,15 @@ BOOST_AUTO_TEST_CASE(all_to_one_with_progress_on_every_rank)
         BOOST_CHECK_EQUAL(got[src], per_pair);
     }
     w.barrier();
+}
+
+BOOST_AUTO_TEST_CASE(window_kind_follows_the_node_and_the_override)
+{
+    // The tests run on one node: a shared-memory window unless TREEFOLD_RMA_WINDOW=allocate
+    // asks for MPI_Win_allocate (ctest registers the suites both ways).
+    const char* forced = std::getenv("TREEFOLD_RMA_WINDOW");
+    const bool want_shared = !(forced != nullptr && std::string_view(forced) == "allocate");
+    rma::mpsc_queue q(testing::world(), 4, 32);
+    BOOST_TEST(q.shared_memory() == want_shared);
+    BOOST_TEST(q.window_bytes() == 64U + 2U * 4U * 32U); // 64 bytes of counters, then the halves
 }

@@ -84,6 +84,9 @@ public:
     /// every producer that reserved space in it has finished, ordered by (key, source).
     std::vector<message> drain();
 
+    /// True when the window is a shared-memory one (every rank on one node: MPI_Win_allocate_shared),
+    /// false for MPI_Win_allocate. Same protocol, same results.
+    bool shared_memory() const { return shared_; }
     /// Bytes of window memory this rank exposes (constant in p).
     std::size_t window_bytes() const { return window_bytes_; }
     const queue_counters& counters() const { return counters_; }
@@ -97,6 +100,7 @@ private:
     std::size_t slot_bytes_;
     std::size_t window_bytes_ = 0;
     MPI_Win win_ = MPI_WIN_NULL;
+    bool shared_ = false; // a shared-memory window (all ranks on one node)
     std::byte* base_ = nullptr;
     unsigned filling_ = 0; // the half producers fill now (only the consumer changes it)
     std::vector<std::byte> staging_;
