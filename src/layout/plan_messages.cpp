@@ -114,31 +114,31 @@ std::uint64_t tree_exchange_messages(const block_layout& layout)
 
 std::uint64_t broadcast_messages(int p) { return p > 0 ? static_cast<std::uint64_t>(p - 1) : 0; }
 
+namespace {
+
+/// An exchange's counts with the reducer's broadcast added for all_reduce.
+call_messages with_broadcast(const block_layout& layout, std::uint64_t reduce, std::uint64_t unbuffered)
+{
+    return {reduce, unbuffered, reduce + broadcast_messages(layout.ranks())};
+}
+
+} // namespace
+
 call_messages direct_call_messages(const block_layout& layout, direct_buffering rules)
 {
-    call_messages c;
-    c.reduce = direct_exchange_messages(layout, rules);
-    c.unbuffered = direct_messages(layout);
-    c.all_reduce = c.reduce + broadcast_messages(layout.ranks());
-    return c;
+    return with_broadcast(layout, direct_exchange_messages(layout, rules), direct_messages(layout));
 }
 
 call_messages one_sided_call_messages(const block_layout& layout)
 {
-    call_messages c;
-    c.unbuffered = direct_messages(layout);
-    c.reduce = c.unbuffered;
-    c.all_reduce = c.reduce + broadcast_messages(layout.ranks());
-    return c;
+    const auto roots = direct_messages(layout);
+    return with_broadcast(layout, roots, roots);
 }
 
 call_messages tree_call_messages(const block_layout& layout)
 {
-    call_messages c;
-    c.reduce = tree_exchange_messages(layout);
-    c.unbuffered = c.reduce;
-    c.all_reduce = c.reduce + broadcast_messages(layout.ranks());
-    return c;
+    const auto sent = tree_exchange_messages(layout);
+    return with_broadcast(layout, sent, sent);
 }
 
 std::optional<double> message_bound(index_t n, int p)
