@@ -29,6 +29,21 @@ inline std::string machine()
     return std::string(host) + "/" + std::to_string(std::thread::hardware_concurrency()) + "cores";
 }
 
+/// The non-empty items of a comma-separated list ("a,,b" gives a and b).
+inline std::vector<std::string> split_list(const std::string& text)
+{
+    std::vector<std::string> out;
+    std::size_t begin = 0;
+    while (begin <= text.size()) {
+        const auto comma = std::min(text.find(',', begin), text.size());
+        if (comma > begin) {
+            out.push_back(text.substr(begin, comma - begin));
+        }
+        begin = comma + 1;
+    }
+    return out;
+}
+
 /// True when p ranks exceed the cores of this machine (timings are then oversubscribed).
 inline bool oversubscribed(int p) { return static_cast<unsigned>(p) > std::thread::hardware_concurrency(); }
 

@@ -12,7 +12,6 @@
 
 #include <cstdio>
 #include <map>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -33,8 +32,7 @@ int main(int argc, char** argv)
         return 2;
     }
     std::vector<std::size_t> sizes;
-    std::stringstream ss(sizes_text);
-    for (std::string item; std::getline(ss, item, ',');) {
+    for (const auto& item : perf::split_list(sizes_text)) {
         sizes.push_back(std::stoul(item));
     }
     const dsop::algorithm algorithms[] = {dsop::algorithm::allreduce, dsop::algorithm::allreduce_ring,

@@ -10,6 +10,7 @@
 // schedule_best (the schedule's own count; the result is everywhere, so all three columns
 // are the same and no broadcast is added).
 // bound is (p-1)(log2((N-1)/p)+1) from issue 7, "na" where N - 1 < p.
+#include "bench_util.hpp"
 #include "treefold/exchange/schedule.hpp"
 #include "treefold/layout/block_layout.hpp"
 #include "treefold/layout/distribution.hpp"
@@ -58,24 +59,6 @@ index_t parse_size(const std::string& text)
         throw std::invalid_argument("N must be between 1 and 2^63: '" + text + "'");
     }
     return value;
-}
-
-std::vector<std::string> split_list(const std::string& text)
-{
-    std::vector<std::string> out;
-    std::size_t begin = 0;
-    while (begin <= text.size()) {
-        const auto comma = text.find(',', begin);
-        const auto end = comma == std::string::npos ? text.size() : comma;
-        if (end > begin) {
-            out.push_back(text.substr(begin, end - begin));
-        }
-        if (comma == std::string::npos) {
-            break;
-        }
-        begin = comma + 1;
-    }
-    return out;
 }
 
 // ~40 points evenly spaced in log N from p to 2^31 (rounded, duplicates dropped).
@@ -131,7 +114,7 @@ int main(int argc, char** argv)
             throw std::invalid_argument("--p must be at least 1");
         }
         for (const auto& arg : n_args) {
-            for (const auto& item : split_list(arg)) {
+            for (const auto& item : treefold::perf::split_list(arg)) {
                 sizes.insert(parse_size(item));
             }
         }
@@ -145,7 +128,7 @@ int main(int argc, char** argv)
             dist_args.emplace_back("even-lower,even-upper,power-of-two,aligned:0.5");
         }
         for (const auto& arg : dist_args) {
-            for (const auto& item : split_list(arg)) {
+            for (const auto& item : treefold::perf::split_list(arg)) {
                 dists.push_back(treefold::layout::distribution::parse(item));
             }
         }

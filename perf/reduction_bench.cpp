@@ -26,8 +26,6 @@
 #include "treefold/layout/distribution.hpp"
 #include "treefold/reducer.hpp"
 
-#include <boost/algorithm/string/classification.hpp>
-#include <boost/algorithm/string/split.hpp>
 #include <boost/mpi.hpp>
 #include <boost/program_options.hpp>
 
@@ -60,14 +58,6 @@ struct method {
     std::function<double()> call;
     std::function<exchange::counters()> counts; // empty: MPI hides them
 };
-
-std::vector<std::string> split_list(const std::string& s)
-{
-    std::vector<std::string> out;
-    boost::split(out, s, boost::is_any_of(","));
-    std::erase_if(out, [](const std::string& x) { return x.empty(); });
-    return out;
-}
 
 bool selected(const std::vector<std::string>& list, const std::string& name)
 {
@@ -135,12 +125,12 @@ int main(int argc, char** argv)
         if (reps < 1 || discard < 0 || 2 * discard >= reps) {
             throw std::invalid_argument("need reps >= 1 and 0 <= 2 * discard < reps");
         }
-        for (const auto& m : split_list(modes_arg)) {
+        for (const auto& m : perf::split_list(modes_arg)) {
             if (m != "treefold" && m != "baseline" && m != "fast" && m != "allreduce1") {
                 throw std::invalid_argument("unknown mode '" + m + "'");
             }
         }
-        for (const auto& e : split_list(exchanges_arg)) {
+        for (const auto& e : perf::split_list(exchanges_arg)) {
             exchange::visit_by_name(e, [](auto) {}); // throws naming the known exchanges
         }
     } catch (const std::exception& e) {
@@ -155,8 +145,8 @@ int main(int argc, char** argv)
         }
         return 0;
     }
-    const auto modes = split_list(modes_arg);
-    const auto exchanges = split_list(exchanges_arg);
+    const auto modes = perf::split_list(modes_arg);
+    const auto exchanges = perf::split_list(exchanges_arg);
     const int p = world.size();
 
     // Load once: the root reads the file and scatters the blocks; synthetic values are computed
