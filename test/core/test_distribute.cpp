@@ -52,6 +52,23 @@ BOOST_AUTO_TEST_CASE(scatter_with_wrong_root_size_throws_on_every_rank)
     BOOST_CHECK_THROW(collective::scatter_blocks(world, all, wrong), std::invalid_argument);
 }
 
+BOOST_AUTO_TEST_CASE(scatter_of_blocks_beyond_one_mpi_count_throws_on_every_rank)
+{
+    // 2^31 values per rank: no MPI count can describe a block, and no memory is touched (the
+    // layout is only counts; every rank refuses before the root's data size matters).
+    const auto& world = testing::world();
+    const std::vector<tree::index_t> counts(static_cast<std::size_t>(world.size()), tree::index_t{1} << 31);
+    const auto huge = layout::block_layout::from_counts(counts);
+    const std::vector<double> none;
+    bool threw = false;
+    try {
+        collective::scatter_blocks(world, none, huge);
+    } catch (const std::invalid_argument& e) {
+        threw = std::string(e.what()).find("MPI count") != std::string::npos;
+    }
+    BOOST_TEST(testing::all_ranks(world, threw));
+}
+
 BOOST_AUTO_TEST_CASE(read_on_root_shares_n_and_errors)
 {
     const auto& world = testing::world();
