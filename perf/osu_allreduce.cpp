@@ -25,6 +25,7 @@
 #include <thread>
 #include <vector>
 
+namespace topology = treefold::topology;
 namespace mpi = boost::mpi;
 namespace collective = treefold::collective;
 
@@ -76,9 +77,9 @@ int main(int argc, char** argv)
         }
     }
     const int p = world.size();
-    const collective::schedule rd = collective::recursive_doubling(p);
-    const collective::schedule heur = treefold::model::heuristic(p, m);
-    const collective::schedule best = treefold::model::best(p, m);
+    const topology::schedule rd = topology::recursive_doubling(p);
+    const topology::schedule heur = treefold::model::heuristic(p, m);
+    const topology::schedule best = treefold::model::best(p, m);
     // Planned once, like the reducer's plan: the timed calls measure the schedule, not setup.
     collective::schedule_allreducer run_rd(world, rd);
     collective::schedule_allreducer run_heur(world, heur);
@@ -93,34 +94,34 @@ int main(int argc, char** argv)
         std::string name;
         std::string stages;
         int rounds;
-        std::function<void(std::span<double>, treefold::exchange::counters&)> run;
+        std::function<void(std::span<double>, treefold::net::counters&)> run;
     };
     std::vector<double> scratch;
     const std::vector<method> methods{
         {"MPI_Allreduce", "-", 0,
-         [&](std::span<double> d, treefold::exchange::counters&) {
+         [&](std::span<double> d, treefold::net::counters&) {
              scratch.resize(d.size());
              MPI_Allreduce(d.data(), scratch.data(), static_cast<int>(d.size()), MPI_DOUBLE, MPI_SUM, world);
              std::copy(scratch.begin(), scratch.end(), d.begin());
          }},
         {"recursive_doubling", rd.to_string(), rd.rounds(),
-         [&](std::span<double> d, treefold::exchange::counters& c) {
+         [&](std::span<double> d, treefold::net::counters& c) {
              run_rd.elements(d, std::plus<double>(), &c);
          }},
         {"heuristic", heur.to_string(), heur.rounds(),
-         [&](std::span<double> d, treefold::exchange::counters& c) {
+         [&](std::span<double> d, treefold::net::counters& c) {
              run_heur.elements(d, std::plus<double>(), &c);
          }},
         {"best", best.to_string(), best.rounds(),
-         [&](std::span<double> d, treefold::exchange::counters& c) {
+         [&](std::span<double> d, treefold::net::counters& c) {
              run_best.elements(d, std::plus<double>(), &c);
          }},
         {"ring", "-", 2 * (p - 1),
-         [&](std::span<double> d, treefold::exchange::counters& c) {
+         [&](std::span<double> d, treefold::net::counters& c) {
              collective::ring_allreduce(world, d, std::plus<double>(), &c);
          }},
         {"rabenseifner", "-", rab_rounds,
-         [&](std::span<double> d, treefold::exchange::counters& c) {
+         [&](std::span<double> d, treefold::net::counters& c) {
              collective::rabenseifner_allreduce(world, d, std::plus<double>(), &c);
          }},
     };
@@ -149,7 +150,7 @@ int main(int argc, char** argv)
                 for (std::size_t i = 0; i < n; ++i) {
                     data[i] = 1.0 / static_cast<double>(world.rank() + 1 + static_cast<int>(i));
                 }
-                treefold::exchange::counters c;
+                treefold::net::counters c;
                 world.barrier();
                 const double t0 = MPI_Wtime();
                 methods[k].run(data, c);

@@ -56,7 +56,7 @@ struct method {
     std::string mode;
     std::string exchange;
     std::function<double()> call;
-    std::function<exchange::counters()> counts; // empty: MPI hides them
+    std::function<net::counters()> counts; // empty: MPI hides them
 };
 
 bool selected(const std::vector<std::string>& list, const std::string& name)

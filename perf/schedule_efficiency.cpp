@@ -4,7 +4,7 @@
 // both ratios against p. No MPI communication.
 //
 //   schedule_efficiency [--max-p P] [--alpha-p X] [--alpha-r Y] [--svg FILE]
-#include "treefold/collective/schedule.hpp"
+#include "treefold/topology/schedule.hpp"
 #include "treefold/model/pipelining.hpp"
 
 #include <chrono>
@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+namespace topology = treefold::topology;
 namespace model = treefold::model;
 
 int main(int argc, char** argv)
@@ -39,7 +40,7 @@ int main(int argc, char** argv)
     double worst_search = 0;
     std::printf("p,rd_us,heuristic_us,best_us,best_over_rd,best_over_heuristic,best,heuristic\n");
     for (int p = 2; p <= max_p; ++p) {
-        const auto rd = treefold::collective::recursive_doubling(p);
+        const auto rd = treefold::topology::recursive_doubling(p);
         const auto h = model::heuristic(p, m);
         const auto t0 = std::chrono::steady_clock::now();
         const auto b = model::best(p, m);

@@ -1,12 +1,11 @@
 #pragma once
 /// The policy-based front door: a reproducible reduction of a distributed array.
 
-#include "treefold/collective/layout_agreement.hpp"
 #include "treefold/exchange/direct.hpp"
 #include "treefold/exchange/tree.hpp"
-#include "treefold/exchange/wire.hpp"
 #include "treefold/kernel/dispatch.hpp"
 #include "treefold/layout/block_layout.hpp"
+#include "treefold/reduction_core.hpp"
 
 #include <boost/mpi/communicator.hpp>
 
@@ -20,12 +19,6 @@
 #include <utility>
 
 namespace treefold {
-
-/// An exchange plan whose run() leaves the result on every rank (allreduce schedules)
-/// declares `static constexpr bool result_everywhere = true;` and the reducer then skips
-/// the final broadcast; other plans leave it on their finisher().
-template <class Plan>
-concept result_everywhere_plan = requires { requires Plan::result_everywhere; };
 
 /// Reduces N values spread over the ranks of a communicator in blocks (a layout) with a
 /// binary operator, along the tree fixed by the global index: the result has the same bits
@@ -62,10 +55,7 @@ public:
 
     /// Plans the reduction (collective over `comm`); see the class comment for the checks.
     reducer(const boost::mpi::communicator& comm, layout::block_layout layout, Op op = Op{})
-        : comm_(comm, boost::mpi::comm_duplicate),
-          layout_(verified(comm_, std::move(layout))),
-          op_(std::move(op)),
-          plan_(comm_, layout_)
+        : core_(comm, std::move(layout)), op_(std::move(op))
     {
     }
 
@@ -75,19 +65,12 @@ public:
     /// operator throws on some rank, the exchange still completes (failures travel in place
     /// of values, so nobody waits) and then every rank throws: std::invalid_argument for a
     /// wrong size, the operator's own exception on the rank where it threw and
-    /// exchange::remote_failure on the others. Exception: under the direct exchange a rank
-    /// with an empty block takes no part in the exchange, so a wrong size there is reported
-    /// on that rank only (its values cannot reach the result). N = 0 throws
-    /// std::domain_error on every rank: there is no value and no identity is invented.
-    T all_reduce(std::span<const T> local)
-    {
-        exchange::outcome<T> out = exchange_step(local);
-        if constexpr (!result_everywhere_plan<plan_type>) {
-            exchange::broadcast_outcome(comm_, plan_.finisher(), out, last_);
-        }
-        finish(out);
-        return std::move(*out.value);
-    }
+    /// remote_failure (error.hpp) on the others. Exception: under the direct and one-sided
+    /// exchanges a rank with an empty block takes no part in the exchange, so a wrong size
+    /// there is reported on that rank and on the ranks the broadcast reaches through it
+    /// (its values cannot reach the result). N = 0 throws std::domain_error on every rank:
+    /// there is no value and no identity is invented.
+    T all_reduce(std::span<const T> local) { return core_.template all_reduce<Kernel>(local.data(), local.size(), op_); }
 
     /// The reduction on `root` only (nullopt on the other ranks). Collective; `root` must be
     /// the same on every rank and in [0, p), else std::invalid_argument on the ranks that
@@ -96,82 +79,23 @@ public:
     /// return nullopt (a reduce does not broadcast).
     std::optional<T> reduce(std::span<const T> local, int root)
     {
-        if (root < 0 || root >= comm_.size()) {
-            throw std::invalid_argument("treefold: reduce root " + std::to_string(root) +
-                                        " is not a rank of a communicator of size " +
-                                        std::to_string(comm_.size()));
-        }
-        exchange::outcome<T> out = exchange_step(local);
-        const int from = result_everywhere_plan<plan_type> ? root : plan_.finisher();
-        if (from != root) {
-            if (comm_.rank() == from) {
-                if (out.failed) {
-                    exchange::wire<T>::send_failure(comm_, root, *out.failed, last_);
-                } else {
-                    exchange::wire<T>::send(comm_, root, &*out.value, 1, last_);
-                }
-                out.value.reset();
-            } else if (comm_.rank() == root) {
-                std::optional<exchange::failure> failed;
-                T v{};
-                if (exchange::wire<T>::recv(comm_, from, &v, 1, failed) == 1) {
-                    out.value = std::move(v);
-                }
-                out.failed = failed ? failed : out.failed;
-            }
-        }
-        if (out.failed || own_error_) {
-            finish(out);
-        }
-        if (comm_.rank() != root) {
-            return std::nullopt;
-        }
-        finish(out);
-        return std::move(out.value);
+        return core_.template reduce<Kernel>(local.data(), local.size(), op_, root);
     }
 
     /// Messages and bytes this rank sent during the last call.
-    const exchange::counters& last_counters() const { return last_; }
+    const net::counters& last_counters() const { return core_.last_counters(); }
     /// The layout this reducer was planned for.
-    const layout::block_layout& layout() const { return layout_; }
+    const layout::block_layout& layout() const { return core_.layout(); }
     /// Number of values this rank must pass.
-    std::uint64_t local_count() const { return layout_.block_of(comm_.rank()).count; }
+    std::uint64_t local_count() const { return core_.local_count(); }
     /// The reducer's own (duplicated) communicator.
-    const boost::mpi::communicator& communicator() const { return comm_; }
+    const boost::mpi::communicator& communicator() const { return core_.communicator(); }
     /// The operator (with whatever state it holds).
     const Op& op() const { return op_; }
 
 private:
-    static layout::block_layout verified(const boost::mpi::communicator& comm, layout::block_layout l)
-    {
-        verify_same_layout(comm, l);
-        return l;
-    }
-
-    exchange::outcome<T> exchange_step(std::span<const T> local)
-    {
-        last_ = {};
-        own_error_ = nullptr;
-        if (layout_.size() == 0) {
-            throw std::domain_error("treefold: reduction of N = 0 values has no result");
-        }
-        std::optional<exchange::failure> failed;
-        if (local.size() != local_count()) {
-            failed = exchange::failure{exchange::failure::code::local_size, comm_.rank(), local.size(),
-                                       local_count()};
-        }
-        return plan_.template run<Kernel>(local.data(), op_, failed, last_, own_error_);
-    }
-
-    void finish(const exchange::outcome<T>& out) const { exchange::throw_if_failed(out, own_error_); }
-
-    boost::mpi::communicator comm_;
-    layout::block_layout layout_;
+    detail::reduction_core<T, Exchange> core_;
     Op op_;
-    using plan_type = typename Exchange::template plan<T>;
-    plan_type plan_;
-    exchange::counters last_;
-    std::exception_ptr own_error_;
 };
 
 } // namespace treefold

@@ -7,14 +7,13 @@
 /// For a width known at compile time, treefold::reducer<std::array<T, k>,
 /// ops::columnwise<Op>> does the same with rows that travel as raw bytes.
 
-#include "treefold/collective/layout_agreement.hpp"
 #include "treefold/exchange/direct.hpp"
 #include "treefold/exchange/tree.hpp"
-#include "treefold/exchange/wire.hpp"
 #include "treefold/kernel/dispatch.hpp"
 #include "treefold/kernel/ops.hpp"
 #include "treefold/kernel/rows.hpp"
 #include "treefold/layout/block_layout.hpp"
+#include "treefold/reduction_core.hpp"
 
 #include <boost/mpi/communicator.hpp>
 #include <boost/serialization/vector.hpp>
@@ -59,12 +58,7 @@ class row_reducer {
 public:
     /// Plans the reduction of rows of `k` values (collective over `comm`); k must be > 0.
     row_reducer(const boost::mpi::communicator& comm, layout::block_layout layout, std::size_t k, Op op = Op{})
-        : comm_(comm, boost::mpi::comm_duplicate),
-          layout_(checked(comm_, std::move(layout), k)),
-          k_(k),
-          op_(std::move(op)),
-          anchors_(layout_.block_of(comm_.rank()).count),
-          plan_(comm_, layout_)
+        : core_(comm, std::move(layout), k), k_(k), op_(std::move(op)), anchors_(core_.local_count())
     {
     }
 
@@ -73,57 +67,29 @@ public:
     /// treefold::reducer::all_reduce (N = 0 throws std::domain_error on every rank).
     std::vector<T> all_reduce(std::span<const T> local)
     {
-        exchange::outcome<row<T>> out = exchange_step(local);
-        exchange::broadcast_outcome(comm_, plan_.finisher(), out, last_);
-        finish(out);
-        return std::move(out.value->values);
+        row_op ro{&op_, k_, local.data(), anchors_.data()};
+        return core_.template all_reduce<row_kernel>(anchors_.data(), local.size(), ro).values;
     }
 
     /// The k column results on `root` only (nullopt elsewhere). Collective.
     std::optional<std::vector<T>> reduce(std::span<const T> local, int root)
     {
-        if (root < 0 || root >= comm_.size()) {
-            throw std::invalid_argument("treefold: reduce root " + std::to_string(root) +
-                                        " is not a rank of a communicator of size " +
-                                        std::to_string(comm_.size()));
-        }
-        exchange::outcome<row<T>> out = exchange_step(local);
-        const int from = plan_.finisher();
-        if (from != root) {
-            if (comm_.rank() == from) {
-                if (out.failed) {
-                    exchange::wire<row<T>>::send_failure(comm_, root, *out.failed, last_);
-                } else {
-                    exchange::wire<row<T>>::send(comm_, root, &*out.value, 1, last_);
-                }
-                out.value.reset();
-            } else if (comm_.rank() == root) {
-                std::optional<exchange::failure> failed;
-                row<T> v;
-                if (exchange::wire<row<T>>::recv(comm_, from, &v, 1, failed) == 1) {
-                    out.value = std::move(v);
-                }
-                out.failed = failed ? failed : out.failed;
-            }
-        }
-        if (out.failed || own_error_) {
-            finish(out);
-        }
-        if (comm_.rank() != root) {
+        row_op ro{&op_, k_, local.data(), anchors_.data()};
+        auto out = core_.template reduce<row_kernel>(anchors_.data(), local.size(), ro, root);
+        if (!out) {
             return std::nullopt;
         }
-        finish(out);
-        return std::move(out.value->values);
+        return std::move(out->values);
     }
 
     /// Row width k.
     std::size_t width() const { return k_; }
     /// Number of rows this rank must pass (it passes local_count() * width() values).
-    std::uint64_t local_count() const { return layout_.block_of(comm_.rank()).count; }
+    std::uint64_t local_count() const { return core_.local_count(); }
     /// The layout (of rows) this reducer was planned for.
-    const layout::block_layout& layout() const { return layout_; }
+    const layout::block_layout& layout() const { return core_.layout(); }
     /// Messages and bytes this rank sent during the last call.
-    const exchange::counters& last_counters() const { return last_; }
+    const net::counters& last_counters() const { return core_.last_counters(); }
 
 private:
     /// What the exchange sees as "the operator": combines whole rows, and carries what the
@@ -196,42 +162,10 @@ private:
         }
     };
 
-    static layout::block_layout checked(const boost::mpi::communicator& comm, layout::block_layout l,
-                                        std::size_t k)
-    {
-        verify_same_layout(comm, l);
-        if (k == 0) {
-            throw std::invalid_argument("treefold: row width must be positive");
-        }
-        return l;
-    }
-
-    exchange::outcome<row<T>> exchange_step(std::span<const T> local)
-    {
-        last_ = {};
-        own_error_ = nullptr;
-        if (layout_.size() == 0) {
-            throw std::domain_error("treefold: reduction of N = 0 values has no result");
-        }
-        std::optional<exchange::failure> failed;
-        if (local.size() != local_count() * k_) {
-            failed = exchange::failure{exchange::failure::code::local_size, comm_.rank(), local.size(),
-                                       local_count() * k_};
-        }
-        row_op ro{&op_, k_, local.data(), anchors_.data()};
-        return plan_.template run<row_kernel>(anchors_.data(), ro, failed, last_, own_error_);
-    }
-
-    void finish(const exchange::outcome<row<T>>& out) const { exchange::throw_if_failed(out, own_error_); }
-
-    boost::mpi::communicator comm_;
-    layout::block_layout layout_;
+    detail::reduction_core<row<T>, Exchange> core_;
     std::size_t k_;
     Op op_;
     std::vector<row<T>> anchors_;
-    typename Exchange::template plan<row<T>> plan_;
-    exchange::counters last_;
-    std::exception_ptr own_error_;
 };
 
 } // namespace treefold

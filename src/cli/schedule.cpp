@@ -2,7 +2,7 @@
 // [--noise MEAN --seed S]`: recursive doubling, heuristic and best allreduce schedules for p
 // ranks with modelled and simulated times and message counts (no MPI).
 #include "commands.hpp"
-#include "treefold/collective/schedule.hpp"
+#include "treefold/topology/schedule.hpp"
 #include "treefold/model/pipelining.hpp"
 #include "treefold/model/simulator.hpp"
 
@@ -69,14 +69,14 @@ int run_schedule(const std::vector<std::string>& args, int& /*argc*/, char**& /*
     if (!(noise.mean >= 0)) {
         throw usage_error("--noise must be >= 0");
     }
-    std::vector<std::pair<std::string, collective::schedule>> rows{
-        {"recursive doubling", collective::recursive_doubling(p)},
+    std::vector<std::pair<std::string, topology::schedule>> rows{
+        {"recursive doubling", topology::recursive_doubling(p)},
         {"heuristic", model::heuristic(p, m)},
         {"best", model::best(p, m)},
     };
     for (const auto& text : extra) {
         try {
-            collective::schedule s = collective::schedule::parse(text);
+            topology::schedule s = topology::schedule::parse(text);
             s.check(p);
             rows.emplace_back("given", std::move(s));
         } catch (const std::invalid_argument& e) {

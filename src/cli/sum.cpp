@@ -115,7 +115,7 @@ int run_sum_with(const mpi::communicator& world, const sum_options& o)
 
     std::vector<double> times;
     double total = 0.0;
-    exchange::counters per_call;
+    net::counters per_call;
     for (int k = 0; k < o.repeat; ++k) {
         world.barrier();
         const double t0 = MPI_Wtime();

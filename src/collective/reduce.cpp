@@ -1,15 +1,23 @@
-// The MPI_Reduce-signature entry points of reduce.h, the private communicators they and
-// tree_reduce.hpp talk on, and the last-call counters.
+// The MPI_Reduce-signature entry points of reduce.h and the last-call counters. The tree
+// walk, broadcast, delivery and failure framing are net/'s; this file supplies how a buffer of
+// `count` elements of an MPI datatype travels and combines.
 //
 // Raw MPI here: derived datatypes, MPI_Op and MPI_Reduce_local have no Boost.MPI form.
 
 #include "treefold/collective/reduce.h"
 #include "treefold/collective/tree_reduce.hpp"
-#include "treefold/collective/tree_shape.hpp"
+#include "treefold/net/comm.hpp"
+#include "treefold/net/tags.hpp"
+#include "treefold/net/transport.hpp"
+#include "treefold/net/tree_walk.hpp"
+#include "treefold/topology/tree_shape.hpp"
+
+#include <boost/mpi/exception.hpp>
 
 #include <algorithm>
 #include <cstddef>
 #include <cstring>
+#include <optional>
 #include <vector>
 
 namespace treefold::collective {
@@ -17,14 +25,6 @@ namespace treefold::collective {
 namespace {
 
 thread_local detail::call_record last_counters;
-
-int free_private_comm(MPI_Comm /*comm*/, int /*keyval*/, void* attribute, void* /*extra*/)
-{
-    auto* dup = static_cast<MPI_Comm*>(attribute);
-    const int rc = MPI_Comm_free(dup);
-    delete dup;
-    return rc;
-}
 
 } // namespace
 
@@ -46,64 +46,28 @@ namespace detail {
 
 call_record& counters_slot() { return last_counters; }
 
-int private_comm(MPI_Comm comm, MPI_Comm* out)
-{
-    // Created once (thread-safe static initialisation). Duplicates of the user's
-    // communicator do not inherit the attribute: they get their own private copy.
-    static const int private_keyval = [] {
-        int key = MPI_KEYVAL_INVALID;
-        if (MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, free_private_comm, &key, nullptr) != MPI_SUCCESS) {
-            key = MPI_KEYVAL_INVALID;
-        }
-        return key;
-    }();
-    if (private_keyval == MPI_KEYVAL_INVALID) {
-        return MPI_ERR_KEYVAL;
-    }
-    void* attribute = nullptr;
-    int found = 0;
-    int rc = MPI_Comm_get_attr(comm, private_keyval, &attribute, &found);
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    if (found != 0) {
-        *out = *static_cast<MPI_Comm*>(attribute);
-        return MPI_SUCCESS;
-    }
-    auto* dup = new MPI_Comm(MPI_COMM_NULL);
-    rc = MPI_Comm_dup(comm, dup);
-    if (rc == MPI_SUCCESS) {
-        rc = MPI_Comm_set_errhandler(*dup, MPI_ERRORS_RETURN);
-    }
-    if (rc == MPI_SUCCESS) {
-        rc = MPI_Comm_set_attr(comm, private_keyval, dup);
-    }
-    if (rc != MPI_SUCCESS) {
-        if (*dup != MPI_COMM_NULL) {
-            MPI_Comm_free(dup);
-        }
-        delete dup;
-        return rc;
-    }
-    *out = *dup;
-    return MPI_SUCCESS;
-}
-
 } // namespace detail
 
 namespace {
 
-constexpr int tag_data = 11;   // a subtree's value, to the parent
-constexpr int tag_fail = 12;   // instead of tag_data or tag_result: no value (empty message)
-constexpr int tag_result = 13; // the reduction, from the tree's root to the caller's root
-constexpr int tag_copy = 14;   // a rank copying a buffer to itself
+/// An MPI error inside a call: the call returns its code at once.
+struct mpi_error {
+    int rc;
+};
+
+void check(int rc)
+{
+    if (rc != MPI_SUCCESS) {
+        throw mpi_error{rc};
+    }
+}
 
 /// The shape as plain functions, so one non-template body serves every shape.
 struct shape_ops {
     bool fold_from_right;
     int (*root)(int);
     int (*parent)(int, int);
-    std::vector<tree_child> (*children)(int, int);
+    std::vector<topology::tree_child> (*children)(int, int);
     int (*height)(int);
     int (*rounds)(int);
 };
@@ -112,7 +76,7 @@ template <class Shape>
 constexpr shape_ops ops_of()
 {
     return {Shape::fold_from_right, &Shape::root, &Shape::parent, &Shape::children, &Shape::height,
-            &one_port_rounds<Shape>};
+            &topology::one_port_rounds<Shape>};
 }
 
 /// Scratch space for whole messages, kept per thread between calls: fresh large blocks cost
@@ -160,8 +124,8 @@ int copy_elements(const void* from, void* to, MPI_Datatype datatype, const type_
                     static_cast<std::size_t>(t.count) * static_cast<std::size_t>(t.extent));
         return MPI_SUCCESS;
     }
-    return MPI_Sendrecv(from, t.count, datatype, me, tag_copy, to, t.count, datatype, me, tag_copy, pc,
-                        MPI_STATUS_IGNORE);
+    return MPI_Sendrecv(from, t.count, datatype, me, net::tag::self_copy, to, t.count, datatype, me,
+                        net::tag::self_copy, pc, MPI_STATUS_IGNORE);
 }
 
 /// Checks everything every rank sees the same way (MPI requires equal root, count, type
@@ -192,40 +156,46 @@ int check_global(int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm
     return MPI_SUCCESS;
 }
 
-/// Binomial broadcast of `count` elements in `buffer` (or of a failure marker) from `from`.
-/// A rank that failed locally receives into scratch slot `spare` and passes a failure on.
-int broadcast_from(int from, void* buffer, MPI_Datatype datatype, const type_layout& t, MPI_Comm pc, int p, int me,
-                   std::size_t spare, bool& failed, long long message_bytes)
-{
-    const int rel = (me - from + p) % p;
-    void* into = failed ? scratch(spare, t) : buffer;
-    int mask = 1;
-    while (mask < p) {
-        if ((rel & mask) != 0) {
-            MPI_Status status;
-            const int rc = MPI_Recv(into, t.count, datatype, (rel - mask + from) % p, MPI_ANY_TAG, pc, &status);
-            if (rc != MPI_SUCCESS) {
-                return rc;
-            }
-            failed = failed || status.MPI_TAG == tag_fail;
-            break;
-        }
-        mask <<= 1;
+/// `count` elements of a datatype at `buffer` as net/'s channels move them; failures in the
+/// framing of net/transport.hpp (a failed rank's record names it, code bad_buffer).
+struct datatype_channel {
+    MPI_Comm pc;
+    MPI_Datatype datatype;
+    const type_layout& t;
+    void* buffer;
+    long long message_bytes;
+
+    std::optional<failure> recv(int source)
+    {
+        MPI_Status status;
+        check(MPI_Recv(buffer, t.count, datatype, source, MPI_ANY_TAG, pc, &status));
+        return after(status, source);
     }
-    for (mask >>= 1; mask > 0; mask >>= 1) {
-        if (rel + mask < p) {
-            const int dest = (rel + mask + from) % p;
-            const int rc = failed ? MPI_Send(nullptr, 0, datatype, dest, tag_fail, pc)
-                                  : MPI_Send(buffer, t.count, datatype, dest, tag_data, pc);
-            if (rc != MPI_SUCCESS) {
-                return rc;
-            }
-            last_counters.messages += 1;
-            last_counters.bytes += failed ? 0 : message_bytes;
+
+    void send(int dest, const std::optional<failure>& failed)
+    {
+        if (failed) {
+            net::counters ignored; // the C counters count a failure as one message of 0 bytes
+            net::send_failure(boost::mpi::communicator(pc, boost::mpi::comm_attach), dest, *failed, ignored);
+        } else {
+            check(MPI_Send(buffer, t.count, datatype, dest, net::tag::values, pc));
         }
+        last_counters.messages += 1;
+        last_counters.bytes += failed ? 0 : message_bytes;
     }
-    return MPI_SUCCESS;
-}
+
+    /// The failure a completed receive from `source` carried, if any.
+    std::optional<failure> after(const MPI_Status& status, int source) const
+    {
+        if (status.MPI_TAG != net::tag::failure) {
+            return std::nullopt;
+        }
+        return net::take_failure_record(boost::mpi::communicator(pc, boost::mpi::comm_attach), source);
+    }
+};
+
+int walk(const shape_ops& shape, const void* sendbuf, void* recvbuf, MPI_Datatype datatype, MPI_Op op, int root,
+         MPI_Comm pc, int p, int me, bool all, bool bad, const type_layout& t, long long message_bytes);
 
 /// The reduction along `shape` (see reduce.h for the contract).
 ///
@@ -261,7 +231,7 @@ int reduce_along(const shape_ops& shape, const void* sendbuf, void* recvbuf, int
         return failed ? MPI_ERR_BUFFER : MPI_SUCCESS;
     }
     MPI_Comm pc = MPI_COMM_NULL;
-    rc = detail::private_comm(comm, &pc);
+    rc = net::private_comm(comm, &pc);
     if (rc != MPI_SUCCESS) {
         return rc;
     }
@@ -274,135 +244,111 @@ int reduce_along(const shape_ops& shape, const void* sendbuf, void* recvbuf, int
         return rc;
     }
     const long long message_bytes = static_cast<long long>(t.size) * count;
+    try {
+        return walk(shape, sendbuf, recvbuf, datatype, op, root, pc, p, me, all, failed, t, message_bytes);
+    } catch (const mpi_error& e) {
+        return e.rc;
+    } catch (const boost::mpi::exception& e) {
+        return e.result_code();
+    }
+}
 
+/// reduce_along after the checks; MPI errors are thrown as mpi_error.
+int walk(const shape_ops& shape, const void* sendbuf, void* recvbuf, MPI_Datatype datatype, MPI_Op op, int root,
+         MPI_Comm pc, int p, int me, bool all, bool bad, const type_layout& t, long long message_bytes)
+{
+    std::optional<failure> failed;
+    if (bad) {
+        failed = failure{failure::code::bad_buffer, me};
+    }
+    const int count = t.count;
+    const bool in_place = sendbuf == MPI_IN_PLACE;
     const int top = shape.root(p);
     const int parent = shape.parent(me, p);
-    const std::vector<tree_child> children = shape.children(me, p);
+    const std::vector<topology::tree_child> children = shape.children(me, p);
     const bool delivers = me == top && me == root; // the tree's result is the caller's
 
-    // Pieces in position order: child index, or -1 for the own input.
-    std::vector<int> pieces;
-    bool own_placed = false;
-    for (std::size_t c = 0; c < children.size(); ++c) {
-        if (!own_placed && children[c].subtree_begin > me) {
-            pieces.push_back(-1);
-            own_placed = true;
-        }
-        pieces.push_back(static_cast<int>(c));
+    // Pieces in position order: the own input sits at own_at, child c at c or c + 1.
+    std::size_t own_at = 0;
+    while (own_at < children.size() && children[own_at].subtree_end <= me) {
+        ++own_at;
     }
-    if (!own_placed) {
-        pieces.push_back(-1);
-    }
-    const std::size_t own_at = [&] {
-        std::size_t i = 0;
-        while (pieces[i] != -1) {
-            ++i;
-        }
-        return i;
-    }();
-    const std::size_t last = pieces.size() - 1;
+    const std::size_t last = children.size();
+    auto child_at = [&](std::size_t c) { return c < own_at ? c : c + 1; };
     const void* own = in_place ? recvbuf : sendbuf;
 
     // Buffers: the last piece's buffer is recvbuf on the delivering root unless the own
     // input lives there (MPI_IN_PLACE) and would be overwritten before it is read.
-    // Scratch slots: child k uses slot k, the own copy slot children.size(), a discarded
+    // Scratch slots: child c uses slot c, the own copy slot children.size(), a discarded
     // result slot children.size() + 1.
     const std::size_t own_slot = children.size();
     reserve_slots(children.size() + 2);
-    std::vector<void*> piece_buffer(pieces.size(), nullptr);
-    const bool own_written = pieces.size() > 1 && (shape.fold_from_right ? own_at == last : own_at != 0);
-    for (std::size_t k = 0; k < pieces.size(); ++k) {
-        const bool final_slot = delivers && k == last && !failed;
-        if (pieces[k] >= 0) {
-            piece_buffer[k] = final_slot && !in_place ? recvbuf : scratch(static_cast<std::size_t>(pieces[k]), t);
-        } else if (failed) {
-            piece_buffer[k] = nullptr; // never used
-        } else if (own_written) {
+    const bool own_written = !children.empty() && (shape.fold_from_right ? own_at == last : own_at != 0);
+    std::vector<void*> child_buffer(children.size());
+    for (std::size_t c = 0; c < children.size(); ++c) {
+        const bool final_slot = delivers && child_at(c) == last && !failed;
+        child_buffer[c] = final_slot && !in_place ? recvbuf : scratch(c, t);
+    }
+    void* own_buffer = nullptr; // never used after a local failure
+    if (!failed) {
+        if (own_written) {
             // On the delivering root the own value is built in recvbuf (in place: already there).
-            piece_buffer[k] = final_slot || (delivers && in_place) ? recvbuf : scratch(own_slot, t);
+            const bool final_slot = delivers && own_at == last;
+            own_buffer = final_slot || (delivers && in_place) ? recvbuf : scratch(own_slot, t);
         } else {
-            piece_buffer[k] = const_cast<void*>(own); // only ever read
+            own_buffer = const_cast<void*>(own); // only ever read
         }
     }
 
-    std::vector<MPI_Request> requests(pieces.size(), MPI_REQUEST_NULL);
-    for (std::size_t k = 0; k < pieces.size(); ++k) {
-        if (pieces[k] >= 0) {
-            const int source = children[static_cast<std::size_t>(pieces[k])].position;
-            rc = MPI_Irecv(piece_buffer[k], count, datatype, source, MPI_ANY_TAG, pc, &requests[k]);
-            if (rc != MPI_SUCCESS) {
-                return rc;
-            }
-        }
+    std::vector<MPI_Request> requests(children.size(), MPI_REQUEST_NULL);
+    for (std::size_t c = 0; c < children.size(); ++c) {
+        check(MPI_Irecv(child_buffer[c], count, datatype, children[c].position, MPI_ANY_TAG, pc, &requests[c]));
     }
-    if (!failed && own_written && piece_buffer[own_at] != own) {
-        rc = copy_elements(own, piece_buffer[own_at], datatype, t, pc, me);
-        if (rc != MPI_SUCCESS) {
-            return rc;
-        }
+    if (!failed && own_written && own_buffer != own) {
+        check(copy_elements(own, own_buffer, datatype, t, pc, me));
     }
 
     // Fold. `acc` is the buffer holding the value of the pieces folded so far.
+    // MPI_Reduce_local(a, b) leaves a op b in b, so the right operand's buffer is the one written.
+    datatype_channel ch{pc, datatype, t, nullptr, message_bytes};
     void* acc = nullptr;
-    for (std::size_t step = 0; step < pieces.size(); ++step) {
-        const std::size_t k = shape.fold_from_right ? last - step : step;
-        if (pieces[k] >= 0) {
-            MPI_Status status;
-            rc = MPI_Wait(&requests[k], &status);
-            if (rc != MPI_SUCCESS) {
-                return rc;
-            }
-            failed = failed || status.MPI_TAG == tag_fail;
-        }
-        if (failed) {
-            continue; // keep receiving so no child waits
-        }
-        if (acc == nullptr) {
-            acc = piece_buffer[k];
-        } else if (shape.fold_from_right) {
-            rc = MPI_Reduce_local(piece_buffer[k], acc, count, datatype, op); // piece op acc
-        } else {
-            rc = MPI_Reduce_local(acc, piece_buffer[k], count, datatype, op); // acc op piece
-            acc = piece_buffer[k];
-        }
-        if (rc != MPI_SUCCESS) {
-            return rc;
-        }
-    }
-
-    if (parent >= 0) {
-        rc = failed ? MPI_Send(nullptr, 0, datatype, parent, tag_fail, pc)
-                    : MPI_Send(acc, count, datatype, parent, tag_data, pc);
-        last_counters.messages += 1;
-        last_counters.bytes += failed ? 0 : message_bytes;
-    } else if (me != root) {
-        rc = failed ? MPI_Send(nullptr, 0, datatype, root, tag_fail, pc)
-                    : MPI_Send(acc, count, datatype, root, tag_result, pc);
-        last_counters.messages += 1;
-        last_counters.bytes += failed ? 0 : message_bytes;
-    } else if (!failed && acc != recvbuf) {
-        rc = copy_elements(acc, recvbuf, datatype, t, pc, me);
-    }
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    if (me == root && me != top) {
-        // After this rank's own part: with MPI_IN_PLACE its input was in recvbuf.
-        void* into = failed ? scratch(own_slot + 1, t) : recvbuf;
+    auto take = [&](std::size_t c) {
         MPI_Status status;
-        rc = MPI_Recv(into, count, datatype, top, MPI_ANY_TAG, pc, &status);
-        if (rc != MPI_SUCCESS) {
-            return rc;
+        check(MPI_Wait(&requests[c], &status));
+        return ch.after(status, children[c].position);
+    };
+    auto combine = [&](int piece, std::optional<failure>& /*failed*/) {
+        void* buffer = piece < 0 ? own_buffer : child_buffer[static_cast<std::size_t>(piece)];
+        if (acc == nullptr) {
+            acc = buffer;
+        } else if (shape.fold_from_right) {
+            check(MPI_Reduce_local(buffer, acc, count, datatype, op)); // piece op acc
+        } else {
+            check(MPI_Reduce_local(acc, buffer, count, datatype, op)); // acc op piece
+            acc = buffer;
         }
-        failed = failed || status.MPI_TAG == tag_fail;
+    };
+    net::walk_subtree(children, me, shape.fold_from_right, failed, take, combine);
+
+    ch.buffer = acc;
+    if (parent >= 0) {
+        ch.send(parent, failed);
+    } else if (me == root && !failed && acc != recvbuf) {
+        check(copy_elements(acc, recvbuf, datatype, t, pc, me));
+    }
+    // The result reaches the caller's root (reduce) or every rank (allreduce); a rank that
+    // failed locally receives into scratch. With MPI_IN_PLACE the root's input was in recvbuf,
+    // which it has finished reading by now.
+    if (me != top) {
+        ch.buffer = failed ? scratch(own_slot + 1, t) : recvbuf;
     }
     int extra = top != root ? 1 : 0;
     if (all) {
-        rc = broadcast_from(top, recvbuf, datatype, t, pc, p, me, own_slot + 1, failed, message_bytes);
-        if (rc != MPI_SUCCESS) {
-            return rc;
-        }
+        ch.buffer = me == top ? recvbuf : ch.buffer;
+        net::broadcast(ch, p, me, top, failed);
         extra = detail::broadcast_rounds(p);
+    } else {
+        net::deliver(ch, me, top, root, failed);
     }
     last_counters.total_messages = static_cast<std::uint64_t>(all ? 2 * (p - 1) : p - 1 + extra);
     last_counters.rounds = shape.rounds;
@@ -417,69 +363,29 @@ int reduce_along(const shape_ops& shape, const void* sendbuf, void* recvbuf, int
 
 extern "C" {
 
-int treefold_reduce_binomial(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                             int root, MPI_Comm comm)
-{
-    using namespace treefold::collective;
-    static constexpr shape_ops shape = ops_of<binomial>();
-    return reduce_along(shape, sendbuf, recvbuf, count, datatype, op, root, comm, false);
-}
+// One rooted and one all-ranks entry point per shape.
+#define TREEFOLD_C_ENTRIES(SHAPE)                                                                              \
+    int treefold_reduce_##SHAPE(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, \
+                                int root, MPI_Comm comm)                                                       \
+    {                                                                                                          \
+        static constexpr treefold::collective::shape_ops shape =                                               \
+            treefold::collective::ops_of<treefold::topology::SHAPE>();                                         \
+        return treefold::collective::reduce_along(shape, sendbuf, recvbuf, count, datatype, op, root, comm,    \
+                                                  false);                                                      \
+    }                                                                                                          \
+    int treefold_allreduce_##SHAPE(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,       \
+                                   MPI_Op op, MPI_Comm comm)                                                   \
+    {                                                                                                          \
+        static constexpr treefold::collective::shape_ops shape =                                               \
+            treefold::collective::ops_of<treefold::topology::SHAPE>();                                         \
+        return treefold::collective::reduce_along(shape, sendbuf, recvbuf, count, datatype, op, 0, comm, true); \
+    }
 
-int treefold_reduce_fibonacci(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                              int root, MPI_Comm comm)
-{
-    using namespace treefold::collective;
-    static constexpr shape_ops shape = ops_of<fibonacci>();
-    return reduce_along(shape, sendbuf, recvbuf, count, datatype, op, root, comm, false);
-}
-
-int treefold_reduce_binary(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                           int root, MPI_Comm comm)
-{
-    using namespace treefold::collective;
-    static constexpr shape_ops shape = ops_of<binary>();
-    return reduce_along(shape, sendbuf, recvbuf, count, datatype, op, root, comm, false);
-}
-
-int treefold_reduce_inorder(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                            int root, MPI_Comm comm)
-{
-    using namespace treefold::collective;
-    static constexpr shape_ops shape = ops_of<inorder>();
-    return reduce_along(shape, sendbuf, recvbuf, count, datatype, op, root, comm, false);
-}
-
-int treefold_allreduce_binomial(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                             MPI_Comm comm)
-{
-    using namespace treefold::collective;
-    static constexpr shape_ops shape = ops_of<binomial>();
-    return reduce_along(shape, sendbuf, recvbuf, count, datatype, op, 0, comm, true);
-}
-
-int treefold_allreduce_fibonacci(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                             MPI_Comm comm)
-{
-    using namespace treefold::collective;
-    static constexpr shape_ops shape = ops_of<fibonacci>();
-    return reduce_along(shape, sendbuf, recvbuf, count, datatype, op, 0, comm, true);
-}
-
-int treefold_allreduce_binary(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                             MPI_Comm comm)
-{
-    using namespace treefold::collective;
-    static constexpr shape_ops shape = ops_of<binary>();
-    return reduce_along(shape, sendbuf, recvbuf, count, datatype, op, 0, comm, true);
-}
-
-int treefold_allreduce_inorder(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                             MPI_Comm comm)
-{
-    using namespace treefold::collective;
-    static constexpr shape_ops shape = ops_of<inorder>();
-    return reduce_along(shape, sendbuf, recvbuf, count, datatype, op, 0, comm, true);
-}
+TREEFOLD_C_ENTRIES(binomial)
+TREEFOLD_C_ENTRIES(fibonacci)
+TREEFOLD_C_ENTRIES(binary)
+TREEFOLD_C_ENTRIES(inorder)
+#undef TREEFOLD_C_ENTRIES
 
 void treefold_reduce_last_counters(treefold_reduce_counters* out)
 {

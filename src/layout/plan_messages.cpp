@@ -1,6 +1,6 @@
 #include "treefold/layout/plan_messages.hpp"
 
-#include "treefold/exchange/routes.hpp"
+#include "treefold/layout/routes.hpp"
 #include "treefold/frontier.hpp"
 #include "treefold/layout/message_count.hpp"
 
@@ -74,7 +74,7 @@ private:
         }
     }
 
-    exchange::direct_routes routes_;
+    layout::direct_routes routes_;
     index_t n_;
     direct_buffering rules_;
     frontier<marker> stack_;

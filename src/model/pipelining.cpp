@@ -14,7 +14,7 @@
 
 namespace treefold::model {
 
-using collective::schedule;
+using topology::schedule;
 
 void params::check() const
 {
@@ -205,7 +205,7 @@ schedule heuristic(int p, const params& m)
     }
     // A large prime factor: merge the remainder onto some m in [p/2, p) whose prime factors
     // are small (a power of two always qualifies); among those, the model picks.
-    schedule chosen = collective::recursive_doubling(p);
+    schedule chosen = topology::recursive_doubling(p);
     double chosen_time = modelled_time(chosen, p, m);
     for (int mm = p - 1; 2 * mm >= p; --mm) {
         if (small(mm)) {

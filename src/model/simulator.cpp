@@ -70,7 +70,7 @@ private:
 
 } // namespace
 
-simulation simulate(const collective::schedule& s, int p, const params& m, const noise& n)
+simulation simulate(const topology::schedule& s, int p, const params& m, const noise& n)
 {
     m.check();
     s.check(p);
@@ -81,7 +81,7 @@ simulation simulate(const collective::schedule& s, int p, const params& m, const
     const std::vector<int> starts = s.segment_starts(p);
     const int segments = static_cast<int>(starts.size()) - 1;
     std::vector<message> msgs;
-    if (s.fold() != collective::schedule::fold_kind::none) {
+    if (s.fold() != topology::schedule::fold_kind::none) {
         for (int i = 0; i < segments; ++i) {
             for (int q = starts[static_cast<std::size_t>(i)] + 1; q < starts[static_cast<std::size_t>(i) + 1]; ++q) {
                 msgs.push_back({q, starts[static_cast<std::size_t>(i)], 1});
@@ -103,7 +103,7 @@ simulation simulate(const collective::schedule& s, int p, const params& m, const
         e.round(msgs);
         stride *= f;
     }
-    if (s.fold() != collective::schedule::fold_kind::none) {
+    if (s.fold() != topology::schedule::fold_kind::none) {
         msgs.clear();
         for (int i = 0; i < segments; ++i) {
             const int rep = starts[static_cast<std::size_t>(i)];

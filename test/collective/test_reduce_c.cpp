@@ -5,7 +5,7 @@
 #include "support/mpi_test.hpp"
 #include "treefold/collective/reduce.h"
 #include "treefold/collective/tree_reduce.hpp"
-#include "treefold/collective/tree_shape.hpp"
+#include "treefold/topology/tree_shape.hpp"
 
 #include <mpi.h>
 
@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+namespace topology = treefold::topology;
 namespace tc = treefold::collective;
 using treefold::testing::all_ranks;
 using treefold::testing::world;
@@ -41,14 +42,14 @@ struct shape_entry {
 template <class Shape>
 shape_entry entry(reduce_fn fn, allreduce_fn all)
 {
-    return {Shape::name, fn, all, &Shape::root, &tc::one_port_rounds<Shape>, &Shape::height};
+    return {Shape::name, fn, all, &Shape::root, &topology::one_port_rounds<Shape>, &Shape::height};
 }
 
 const std::array<shape_entry, 4> shapes{
-    entry<tc::binomial>(treefold_reduce_binomial, treefold_allreduce_binomial),
-    entry<tc::fibonacci>(treefold_reduce_fibonacci, treefold_allreduce_fibonacci),
-    entry<tc::binary>(treefold_reduce_binary, treefold_allreduce_binary),
-    entry<tc::inorder>(treefold_reduce_inorder, treefold_allreduce_inorder)};
+    entry<topology::binomial>(treefold_reduce_binomial, treefold_allreduce_binomial),
+    entry<topology::fibonacci>(treefold_reduce_fibonacci, treefold_allreduce_fibonacci),
+    entry<topology::binary>(treefold_reduce_binary, treefold_allreduce_binary),
+    entry<topology::inorder>(treefold_reduce_inorder, treefold_allreduce_inorder)};
 
 MPI_Comm comm_world() { return static_cast<MPI_Comm>(world()); }
 

@@ -1,14 +1,14 @@
 // Tree shapes over ranks: structure checked for every p up to 300 (no communication).
 #include <boost/test/unit_test.hpp>
 
-#include "treefold/collective/tree_shape.hpp"
+#include "treefold/topology/tree_shape.hpp"
 
 #include <algorithm>
 #include <functional>
 #include <string>
 #include <vector>
 
-namespace tc = treefold::collective;
+namespace topology = treefold::topology;
 
 namespace {
 
@@ -109,25 +109,25 @@ int ceil_log2(int p)
 
 BOOST_AUTO_TEST_CASE(binomial_structure)
 {
-    check_structure<tc::binomial>(0);
+    check_structure<topology::binomial>(0);
     for (int p = 1; p <= max_p; ++p) {
-        BOOST_CHECK_EQUAL(tc::binomial::root(p), 0);
-        BOOST_CHECK_EQUAL(tc::one_port_rounds<tc::binomial>(p), ceil_log2(p));
+        BOOST_CHECK_EQUAL(topology::binomial::root(p), 0);
+        BOOST_CHECK_EQUAL(topology::one_port_rounds<topology::binomial>(p), ceil_log2(p));
         for (int q = 1; q < p; ++q) {
-            BOOST_CHECK_EQUAL(tc::binomial::parent(q, p), q & (q - 1));
+            BOOST_CHECK_EQUAL(topology::binomial::parent(q, p), q & (q - 1));
         }
     }
-    const auto c = tc::binomial::children(0, 8);
+    const auto c = topology::binomial::children(0, 8);
     BOOST_REQUIRE_EQUAL(c.size(), 3U);
     BOOST_CHECK(c[0].position == 1 && c[1].position == 2 && c[2].position == 4 && c[2].subtree_end == 8);
-    const auto c4 = tc::binomial::children(4, 7);
+    const auto c4 = topology::binomial::children(4, 7);
     BOOST_REQUIRE_EQUAL(c4.size(), 2U);
     BOOST_CHECK(c4[0].position == 5 && c4[1].position == 6 && c4[1].subtree_end == 7);
 }
 
 BOOST_AUTO_TEST_CASE(fibonacci_structure)
 {
-    check_structure<tc::fibonacci>(2);
+    check_structure<topology::fibonacci>(2);
     // Complete Fibonacci trees: S_k = 1 + S_{k-1} + S_{k-2}; the root's lower child range is
     // S_{k-2} long, the upper one S_{k-1}, and the height is k - 1.
     std::vector<int> s{0, 1};
@@ -136,45 +136,45 @@ BOOST_AUTO_TEST_CASE(fibonacci_structure)
     }
     for (std::size_t k = 3; k < s.size() && s[k] <= max_p; ++k) {
         const int p = s[k];
-        const auto c = tc::fibonacci::children(0, p);
+        const auto c = topology::fibonacci::children(0, p);
         BOOST_REQUIRE_EQUAL(c.size(), 2U);
         BOOST_CHECK_EQUAL(c[0].subtree_end - c[0].subtree_begin, s[k - 2]);
         BOOST_CHECK_EQUAL(c[1].subtree_end - c[1].subtree_begin, s[k - 1]);
-        BOOST_CHECK_EQUAL(tc::fibonacci::height(p), static_cast<int>(k) - 1);
-        BOOST_CHECK_EQUAL(tc::one_port_rounds<tc::fibonacci>(p), static_cast<int>(k) - 1);
+        BOOST_CHECK_EQUAL(topology::fibonacci::height(p), static_cast<int>(k) - 1);
+        BOOST_CHECK_EQUAL(topology::one_port_rounds<topology::fibonacci>(p), static_cast<int>(k) - 1);
     }
-    BOOST_CHECK_EQUAL(tc::fibonacci::root(5), 0);
+    BOOST_CHECK_EQUAL(topology::fibonacci::root(5), 0);
 }
 
 BOOST_AUTO_TEST_CASE(binary_structure)
 {
-    check_structure<tc::binary>(2);
+    check_structure<topology::binary>(2);
     for (int p = 1; p <= max_p; ++p) {
         // A heap of p nodes: height floor(log2 p), left subtree at least the right one.
         int floor_log = 0;
         while ((2 << floor_log) <= p) {
             ++floor_log;
         }
-        BOOST_CHECK_EQUAL(tc::binary::height(p), floor_log);
-        const auto c = tc::binary::children(0, p);
+        BOOST_CHECK_EQUAL(topology::binary::height(p), floor_log);
+        const auto c = topology::binary::children(0, p);
         if (c.size() == 2) {
             BOOST_CHECK(c[0].subtree_end - c[0].subtree_begin >= c[1].subtree_end - c[1].subtree_begin);
         }
     }
-    const auto c = tc::binary::children(0, 7);
+    const auto c = topology::binary::children(0, 7);
     BOOST_REQUIRE_EQUAL(c.size(), 2U);
     BOOST_CHECK(c[0].position == 1 && c[0].subtree_end == 4 && c[1].position == 4);
 }
 
 BOOST_AUTO_TEST_CASE(inorder_structure)
 {
-    check_structure<tc::inorder>(2);
+    check_structure<topology::inorder>(2);
     for (int p = 1; p <= max_p; ++p) {
-        BOOST_CHECK_EQUAL(tc::inorder::root(p), p - 1);
-        BOOST_CHECK(tc::inorder::height(p) <= ceil_log2(p + 1));
+        BOOST_CHECK_EQUAL(topology::inorder::root(p), p - 1);
+        BOOST_CHECK(topology::inorder::height(p) <= ceil_log2(p + 1));
         // Each subtree's root is its last position.
         for (int q = 0; q < p; ++q) {
-            for (const auto& c : tc::inorder::children(q, p)) {
+            for (const auto& c : topology::inorder::children(q, p)) {
                 BOOST_CHECK_EQUAL(c.position, c.subtree_end - 1);
                 BOOST_CHECK(c.subtree_end <= q);
             }

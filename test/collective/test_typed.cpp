@@ -7,7 +7,7 @@
 #include "support/oracle.hpp"
 #include "treefold/collective/reduce.h"
 #include "treefold/collective/tree_reduce.hpp"
-#include "treefold/collective/tree_shape.hpp"
+#include "treefold/topology/tree_shape.hpp"
 #include "treefold/reducer.hpp"
 
 #include <boost/serialization/string.hpp>
@@ -34,9 +34,9 @@ namespace {
 /// A test-only shape whose positions sit between their subtrees (a balanced in-order tree:
 /// the root of [b, e) is its middle), to show that nothing assumes "own value first or last".
 struct midpoint_split {
-    static tc::range_split split(int b, int e)
+    static topology::range_split split(int b, int e)
     {
-        tc::range_split s;
+        topology::range_split s;
         s.root = b + (e - b) / 2;
         if (s.root > b) {
             s.child[static_cast<std::size_t>(s.child_count++)] = {b, s.root};
@@ -47,7 +47,7 @@ struct midpoint_split {
         return s;
     }
 };
-struct midpoint : tc::detail::split_shape<midpoint_split> {
+struct midpoint : topology::detail::split_shape<midpoint_split> {
     static constexpr const char* name = "midpoint";
     static constexpr bool fold_from_right = false;
 };
@@ -56,10 +56,10 @@ struct midpoint : tc::detail::split_shape<midpoint_split> {
 template <class Body>
 void for_each_shape(Body&& body)
 {
-    body.template operator()<tc::binomial>();
-    body.template operator()<tc::fibonacci>();
-    body.template operator()<tc::binary>();
-    body.template operator()<tc::inorder>();
+    body.template operator()<topology::binomial>();
+    body.template operator()<topology::fibonacci>();
+    body.template operator()<topology::binary>();
+    body.template operator()<topology::inorder>();
     body.template operator()<midpoint>();
 }
 
@@ -175,10 +175,10 @@ BOOST_AUTO_TEST_CASE(typed_double_sum_has_the_bits_of_the_c_entry_point)
             }
         }
     };
-    check.operator()<tc::binomial>(treefold_reduce_binomial);
-    check.operator()<tc::fibonacci>(treefold_reduce_fibonacci);
-    check.operator()<tc::binary>(treefold_reduce_binary);
-    check.operator()<tc::inorder>(treefold_reduce_inorder);
+    check.operator()<topology::binomial>(treefold_reduce_binomial);
+    check.operator()<topology::fibonacci>(treefold_reduce_fibonacci);
+    check.operator()<topology::binary>(treefold_reduce_binary);
+    check.operator()<topology::inorder>(treefold_reduce_inorder);
 }
 
 BOOST_AUTO_TEST_CASE(throwing_operator_leaves_nobody_waiting)
@@ -200,7 +200,7 @@ BOOST_AUTO_TEST_CASE(throwing_operator_leaves_nobody_waiting)
                 (void)tc::tree_reduce<Shape>(w, mine, refuse, root);
             } catch (const op_error&) {
                 threw = true;
-            } catch (const exchange::remote_failure&) {
+            } catch (const remote_failure&) {
                 threw = true;
             }
             if (w.rank() == root) {
@@ -212,7 +212,7 @@ BOOST_AUTO_TEST_CASE(throwing_operator_leaves_nobody_waiting)
             (void)tc::tree_all_reduce<Shape>(w, mine, refuse);
         } catch (const op_error&) {
             threw = true;
-        } catch (const exchange::remote_failure&) {
+        } catch (const remote_failure&) {
             threw = true;
         }
         BOOST_CHECK(all_ranks(w, threw == (p > 1)));
@@ -222,7 +222,7 @@ BOOST_AUTO_TEST_CASE(throwing_operator_leaves_nobody_waiting)
     });
     bool bad_root = false;
     try {
-        (void)tc::tree_reduce<tc::binomial>(w, 1, std::plus<int>(), p);
+        (void)tc::tree_reduce<topology::binomial>(w, 1, std::plus<int>(), p);
     } catch (const std::invalid_argument&) {
         bad_root = true;
     }
@@ -233,13 +233,13 @@ BOOST_AUTO_TEST_CASE(typed_counters)
 {
     const auto& w = world();
     const int p = w.size();
-    (void)tc::tree_reduce<tc::inorder>(w, 1.0, std::plus<double>(), 0);
+    (void)tc::tree_reduce<topology::inorder>(w, 1.0, std::plus<double>(), 0);
     auto c = tc::last_reduce_counters();
     const int forward = p > 1 ? 1 : 0; // the inorder tree ends on rank p - 1
     BOOST_CHECK_EQUAL(c.total_messages, static_cast<std::uint64_t>(p - 1 + forward));
     BOOST_CHECK_EQUAL(mpi::all_reduce(w, c.messages, std::plus<std::uint64_t>()), c.total_messages);
-    BOOST_CHECK_EQUAL(c.rounds, tc::one_port_rounds<tc::inorder>(p) + forward);
-    (void)tc::tree_all_reduce<tc::fibonacci>(w, 1.0, std::plus<double>());
+    BOOST_CHECK_EQUAL(c.rounds, topology::one_port_rounds<topology::inorder>(p) + forward);
+    (void)tc::tree_all_reduce<topology::fibonacci>(w, 1.0, std::plus<double>());
     c = tc::last_reduce_counters();
     BOOST_CHECK_EQUAL(c.total_messages, static_cast<std::uint64_t>(2 * (p - 1)));
     BOOST_CHECK_EQUAL(mpi::all_reduce(w, c.messages, std::plus<std::uint64_t>()), c.total_messages);

@@ -84,7 +84,7 @@ void throwing_operator_reaches_everyone()
             r.all_reduce(local);
         } catch (const op_error&) {
             right_exception = armed; // the rank where it threw sees the operator's own exception
-        } catch (const exchange::remote_failure& e) {
+        } catch (const remote_failure& e) {
             right_exception = !armed && e.info.rank == bad;
         }
         BOOST_CHECK_MESSAGE(right_exception, E::name << ": rank " << w.rank() << " got the wrong outcome when the operator threw on rank " << bad);

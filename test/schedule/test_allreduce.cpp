@@ -6,7 +6,7 @@
 #include "support/cases.hpp"
 #include "support/mpi_test.hpp"
 #include "treefold/collective/allreduce.hpp"
-#include "treefold/collective/schedule.hpp"
+#include "treefold/topology/schedule.hpp"
 #include "treefold/model/pipelining.hpp"
 
 #include <boost/serialization/string.hpp>
@@ -17,7 +17,7 @@
 
 using namespace treefold;
 namespace mpi = boost::mpi;
-using collective::schedule;
+using topology::schedule;
 
 namespace {
 
@@ -29,19 +29,19 @@ mat2 mat_of(int rank) { return {static_cast<std::uint64_t>(rank) + 2, 1, 3, stat
 /// Every schedule worth running at p: generators, every factorisation (up to 6), and folds.
 std::vector<schedule> schedules_for(int p)
 {
-    std::vector<schedule> out{collective::recursive_doubling(p), model::heuristic(p, {}), model::best(p, {}),
+    std::vector<schedule> out{topology::recursive_doubling(p), model::heuristic(p, {}), model::best(p, {}),
                               model::best(p, {5.0, 0.1}), model::heuristic(p, {10.0, 0.2})};
-    const auto all = collective::factorisations(p, 6);
+    const auto all = topology::factorisations(p, 6);
     out.insert(out.end(), all.begin(), all.end());
     for (const int r : {1, p / 3, p / 2, p - 1}) {
         if (r >= 1 && r < p) {
-            out.push_back(schedule::merged(r, collective::factorisations(p - r, 1).front().factors()));
+            out.push_back(schedule::merged(r, topology::factorisations(p - r, 1).front().factors()));
         }
     }
     for (const int b : {2, 3, 4}) {
         for (const int t : {b, (p / b) * b}) {
             if (t >= b && t <= p) {
-                out.push_back(schedule::collapsed(t, b, collective::factorisations(t / b + p - t).back().factors()));
+                out.push_back(schedule::collapsed(t, b, topology::factorisations(t / b + p - t).back().factors()));
             }
         }
     }
@@ -68,7 +68,7 @@ BOOST_AUTO_TEST_CASE(matrix_product_in_rank_order_for_every_schedule)
         }
         std::vector<unsigned char> out;
         for (const schedule& s : schedules_for(p)) {
-            exchange::counters count;
+            net::counters count;
             const mat2 got = collective::schedule_allreduce(sub, s, mat_of(sub.rank()), mat_mul, &count);
             BOOST_CHECK_MESSAGE(got == want, "schedule '" << s.to_string() << "' at p = " << p << " rank "
                                                           << sub.rank() << ": not the rank-order product");
@@ -92,7 +92,7 @@ BOOST_AUTO_TEST_CASE(string_concatenation_through_serialization)
             want += "<" + std::to_string(r) + ">";
         }
         auto cat = [](const std::string& x, const std::string& y) { return x + y; };
-        for (const schedule& s : {collective::recursive_doubling(p), model::best(p, {}), model::heuristic(p, {5, 0.1}),
+        for (const schedule& s : {topology::recursive_doubling(p), model::best(p, {}), model::heuristic(p, {5, 0.1}),
                                   schedule::merged(p - 1, {})}) {
             if (!s.fits(p)) {
                 continue; // merge(p-1) (gather to rank 0, send back) needs p >= 2
@@ -132,7 +132,7 @@ BOOST_AUTO_TEST_CASE(element_wise_matrix_products)
                 }
                 mine[i] = mat_of(sub.rank() * 3 + static_cast<int>(i));
             }
-            for (const schedule& s : {collective::recursive_doubling(p), model::best(p, {5.0, 0.1}),
+            for (const schedule& s : {topology::recursive_doubling(p), model::best(p, {5.0, 0.1}),
                                       model::heuristic(p, {})}) {
                 auto data = mine;
                 collective::schedule_allreduce_elements(sub, s, std::span<mat2>(data), mat_mul);
@@ -165,12 +165,12 @@ BOOST_AUTO_TEST_CASE(ring_and_rabenseifner)
             auto ring = input(sub.rank());
             collective::ring_allreduce(sub, std::span<std::uint64_t>(ring), std::plus<std::uint64_t>());
             BOOST_CHECK_MESSAGE(ring == want, "ring n = " << n << " p = " << p);
-            exchange::counters ring_count;
+            net::counters ring_count;
             auto ring2 = input(sub.rank());
             collective::ring_allreduce(sub, std::span<std::uint64_t>(ring2), std::plus<std::uint64_t>(), &ring_count);
             BOOST_CHECK_EQUAL(ring_count.messages, 2U * static_cast<unsigned>(p - 1)); // p-1 steps each way
             auto rab = input(sub.rank());
-            exchange::counters count;
+            net::counters count;
             collective::rabenseifner_allreduce(sub, std::span<std::uint64_t>(rab), std::plus<std::uint64_t>(), &count);
             BOOST_CHECK_MESSAGE(rab == want, "rabenseifner n = " << n << " p = " << p);
             // log2 q halvings and doublings per power-of-two participant, one message each way
@@ -237,7 +237,7 @@ BOOST_AUTO_TEST_CASE(invalid_schedule_throws_everywhere_before_any_message)
             BOOST_CHECK(std::string(e.what()).find("does not fit p = " + std::to_string(p)) != std::string::npos);
         }
         // The communicator is still usable (nothing was left in flight).
-        BOOST_CHECK_EQUAL(collective::schedule_allreduce(sub, collective::recursive_doubling(p), 1, std::plus<int>()), p);
+        BOOST_CHECK_EQUAL(collective::schedule_allreduce(sub, topology::recursive_doubling(p), 1, std::plus<int>()), p);
         return std::vector<unsigned char>{};
     });
 }
@@ -249,7 +249,7 @@ BOOST_AUTO_TEST_CASE(throwing_operator_does_not_hang)
         if (p < 2) {
             return std::vector<unsigned char>{};
         }
-        for (const schedule& s : {collective::recursive_doubling(p), model::best(p, {5.0, 0.1})}) {
+        for (const schedule& s : {topology::recursive_doubling(p), model::best(p, {5.0, 0.1})}) {
             // Rank 0 (always a representative, so it always combines) throws on its first call.
             int calls = 0;
             auto op = [&](int x, int y) {
@@ -263,7 +263,7 @@ BOOST_AUTO_TEST_CASE(throwing_operator_does_not_hang)
             try {
                 collective::schedule_allreduce(sub, s, 1, op);
             } catch (const std::runtime_error& e) {
-                (dynamic_cast<const exchange::remote_failure*>(&e) ? remote : own) = true;
+                (dynamic_cast<const remote_failure*>(&e) ? remote : own) = true;
             }
             BOOST_CHECK_EQUAL(own, sub.rank() == 0);
             // Ranks whose value never needs the failed step may finish; none may hang, and the

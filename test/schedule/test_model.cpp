@@ -3,7 +3,7 @@
 // brute force, and the simulator against the closed form.
 #include <boost/test/unit_test.hpp>
 
-#include "treefold/collective/schedule.hpp"
+#include "treefold/topology/schedule.hpp"
 #include "treefold/model/pipelining.hpp"
 #include "treefold/model/simulator.hpp"
 
@@ -15,8 +15,8 @@
 #include <stdexcept>
 #include <string>
 
-using treefold::collective::schedule;
-namespace collective = treefold::collective;
+using treefold::topology::schedule;
+namespace topology = treefold::topology;
 namespace model = treefold::model;
 
 namespace {
@@ -50,7 +50,7 @@ BOOST_AUTO_TEST_CASE(text_form_round_trips)
     BOOST_CHECK(schedule::parse("  2\t 3  ") == schedule({2, 3}));
     BOOST_CHECK(schedule::parse("") == schedule{});
     for (int p = 1; p <= 200; ++p) {
-        for (const schedule& s : {collective::recursive_doubling(p), model::heuristic(p, {}), model::best(p, {})}) {
+        for (const schedule& s : {topology::recursive_doubling(p), model::heuristic(p, {}), model::best(p, {})}) {
             BOOST_CHECK(schedule::parse(s.to_string()) == s);
             BOOST_CHECK_MESSAGE(s.fits(p), s.to_string() << " should fit p = " << p);
         }
@@ -98,7 +98,7 @@ BOOST_AUTO_TEST_CASE(invalid_schedules_are_rejected_clearly)
     BOOST_CHECK(throws_with([] { schedule::parse("merge(6) invmerge").check(6); }, "must lie in [1, p-1]"));
     BOOST_CHECK(throws_with([] { schedule::parse("merge(0) 6 invmerge").check(6); }, "must lie in [1, p-1]"));
     BOOST_CHECK(throws_with([] { schedule{}.check(0); }, "p must be at least 1"));
-    BOOST_CHECK(throws_with([] { collective::recursive_doubling(0); }, "p >= 1"));
+    BOOST_CHECK(throws_with([] { topology::recursive_doubling(0); }, "p >= 1"));
     BOOST_CHECK(throws_with([] { model::best(5, {1.0, 0.0}); }, "alpha_r > 0"));
     BOOST_CHECK(throws_with([] { model::heuristic(5, {-1.0, 1.0}); }, "alpha_p >= 0"));
     BOOST_CHECK(!schedule::parse("2 2").fits(6));
@@ -107,17 +107,17 @@ BOOST_AUTO_TEST_CASE(invalid_schedules_are_rejected_clearly)
 
 BOOST_AUTO_TEST_CASE(generators)
 {
-    BOOST_CHECK_EQUAL(collective::recursive_doubling(1).to_string(), "-");
-    BOOST_CHECK_EQUAL(collective::recursive_doubling(8).to_string(), "2 2 2");
-    BOOST_CHECK_EQUAL(collective::recursive_doubling(6).to_string(), "collapse(4,2) 2 2 expand");
-    BOOST_CHECK_EQUAL(collective::recursive_doubling(7).to_string(), "collapse(6,2) 2 2 expand");
+    BOOST_CHECK_EQUAL(topology::recursive_doubling(1).to_string(), "-");
+    BOOST_CHECK_EQUAL(topology::recursive_doubling(8).to_string(), "2 2 2");
+    BOOST_CHECK_EQUAL(topology::recursive_doubling(6).to_string(), "collapse(4,2) 2 2 expand");
+    BOOST_CHECK_EQUAL(topology::recursive_doubling(7).to_string(), "collapse(6,2) 2 2 expand");
     // Ordered factorisations: 12 has 8 (12, 2 6, 6 2, 3 4, 4 3, 2 2 3, 2 3 2, 3 2 2).
-    BOOST_CHECK_EQUAL(collective::factorisations(12).size(), 8U);
-    BOOST_CHECK_EQUAL(collective::factorisations(1024).size(), 512U); // compositions of 10
-    BOOST_CHECK_EQUAL(collective::factorisations(1).size(), 1U);
-    BOOST_CHECK_EQUAL(collective::factorisations(720, 50).size(), 50U);
+    BOOST_CHECK_EQUAL(topology::factorisations(12).size(), 8U);
+    BOOST_CHECK_EQUAL(topology::factorisations(1024).size(), 512U); // compositions of 10
+    BOOST_CHECK_EQUAL(topology::factorisations(1).size(), 1U);
+    BOOST_CHECK_EQUAL(topology::factorisations(720, 50).size(), 50U);
     std::set<std::string> seen;
-    for (const auto& s : collective::factorisations(36)) {
+    for (const auto& s : topology::factorisations(36)) {
         BOOST_CHECK(s.fits(36));
         BOOST_CHECK(seen.insert(s.to_string()).second);
     }
@@ -185,7 +185,7 @@ BOOST_AUTO_TEST_CASE(modelled_time_and_simulator_agree_with_closed_form)
     // Mixed factors and folds: the simulator never exceeds the model (stages overlap at most),
     // counts its messages like the schedule, and matches it for uniform segments.
     for (int p = 1; p <= 64; ++p) {
-        for (const schedule& s : {collective::recursive_doubling(p), model::heuristic(p, m), model::best(p, m)}) {
+        for (const schedule& s : {topology::recursive_doubling(p), model::heuristic(p, m), model::best(p, m)}) {
             const auto sim = model::simulate(s, p, m);
             BOOST_CHECK_LE(sim.time, model::modelled_time(s, p, m) * (1 + 1e-12));
             BOOST_CHECK_EQUAL(sim.messages, s.messages(p));
@@ -212,25 +212,25 @@ BOOST_AUTO_TEST_CASE(best_is_exact_and_fast)
                 BOOST_REQUIRE(s.fits(p));
                 brute = std::min(brute, model::modelled_time(s, p, m));
             };
-            for (const auto& f : collective::factorisations(p)) {
+            for (const auto& f : topology::factorisations(p)) {
                 consider(f);
             }
             for (int b = 2; b <= p; ++b) {
                 for (int t = b; t <= p; t += b) {
-                    for (const auto& f : collective::factorisations(t / b + p - t)) {
+                    for (const auto& f : topology::factorisations(t / b + p - t)) {
                         consider(schedule::collapsed(t, b, f.factors()));
                     }
                 }
             }
             for (int r = 1; r < p; ++r) {
-                for (const auto& f : collective::factorisations(p - r)) {
+                for (const auto& f : topology::factorisations(p - r)) {
                     consider(schedule::merged(r, f.factors()));
                 }
             }
             const schedule found = model::best(p, m);
             BOOST_CHECK_CLOSE(model::modelled_time(found, p, m), brute, 1e-9);
             BOOST_CHECK_LE(model::modelled_time(found, p, m),
-                           model::modelled_time(collective::recursive_doubling(p), p, m) * (1 + 1e-12));
+                           model::modelled_time(topology::recursive_doubling(p), p, m) * (1 + 1e-12));
             BOOST_CHECK_LE(model::modelled_time(found, p, m),
                            model::modelled_time(model::heuristic(p, m), p, m) * (1 + 1e-12));
         }

@@ -30,21 +30,21 @@ using testing::mat_mul;
 /// Folds that the generators rarely pick: merge everything but one rank, then collapse.
 struct gather_merge {
     static constexpr const char* name = "merge(p-1)";
-    static collective::schedule make(int p)
+    static topology::schedule make(int p)
     {
-        return p == 1 ? collective::schedule{} : collective::schedule::merged(p - 1, {});
+        return p == 1 ? topology::schedule{} : topology::schedule::merged(p - 1, {});
     }
 };
 struct collapse_three {
     static constexpr const char* name = "collapse(3k,3)";
-    static collective::schedule make(int p)
+    static topology::schedule make(int p)
     {
         if (p < 3) {
-            return collective::recursive_doubling(p);
+            return topology::recursive_doubling(p);
         }
         const int t = (p / 3) * 3;
         const int m = t / 3 + p - t;
-        return collective::schedule::collapsed(t, 3, collective::factorisations(m).back().factors());
+        return topology::schedule::collapsed(t, 3, topology::factorisations(m).back().factors());
     }
 };
 

@@ -11,14 +11,15 @@
 ///   order in which the ranks' values are combined depends on p (use the schedules when it
 ///   must not).
 
-#include "treefold/collective/schedule.hpp"
-#include "treefold/collective/schedule_run.hpp"
-#include "treefold/exchange/wire.hpp"
+#include "treefold/error.hpp"
+#include "treefold/net/comm.hpp"
+#include "treefold/net/schedule_run.hpp"
+#include "treefold/net/tags.hpp"
+#include "treefold/net/transport.hpp"
+#include "treefold/topology/schedule.hpp"
 
 #include <boost/mpi/communicator.hpp>
 #include <boost/mpi/nonblocking.hpp>
-#include <boost/mpi/packed_iarchive.hpp>
-#include <boost/mpi/packed_oarchive.hpp>
 
 #include <algorithm>
 #include <cstddef>
@@ -35,149 +36,30 @@ namespace treefold::collective {
 
 namespace detail {
 
-/// One value per partial; raw bytes or a packed archive.
+/// Schedule codec (net/schedule_run.hpp) of one value per partial.
 template <class T, class Op>
 struct value_codec {
+    using value_type = T;
     using partial = T;
-    static constexpr bool raw = std::is_trivially_copyable_v<T>;
-
     Op* op;
-    boost::mpi::communicator comm;
 
-    static constexpr bool sized = raw;
-    std::size_t payload_bytes(int /*lo*/, int /*hi*/) const { return sizeof(T); }
-
-    void write(const T& v, std::vector<char>& out) const
-    {
-        if constexpr (raw) {
-            const std::size_t at = out.size();
-            out.resize(at + sizeof(T));
-            std::memcpy(out.data() + at, &v, sizeof(T));
-        } else {
-            boost::mpi::packed_oarchive archive(comm);
-            archive << v;
-            const auto* bytes = static_cast<const char*>(archive.address());
-            out.insert(out.end(), bytes, bytes + archive.size());
-        }
-    }
-
-    T read(const char* data, std::size_t n, int /*lo*/, int /*hi*/) const
-    {
-        T v{};
-        if constexpr (raw) {
-            if (n != sizeof(T)) {
-                throw std::logic_error("treefold: schedule message of unexpected size (internal error)");
-            }
-            std::memcpy(&v, data, sizeof(T));
-        } else {
-            boost::mpi::packed_iarchive archive(comm, n);
-            std::memcpy(archive.address(), data, n);
-            archive >> v;
-        }
-        return v;
-    }
-
+    std::size_t count(int /*lo*/, int /*hi*/) const { return 1; }
+    std::span<const T> values(const T& v) const { return {&v, 1}; }
+    T make(std::span<T> vs, int /*lo*/, int /*hi*/) { return std::move(vs[0]); }
     void combine(T& left, T&& right) { left = (*op)(std::as_const(left), std::as_const(right)); }
 };
 
-/// Rethrows a schedule run's failure: this rank's own exception first, else the remote one.
-inline void throw_failure(const std::optional<exchange::failure>& failed, const std::exception_ptr& own)
-{
-    if (own) {
-        std::rethrow_exception(own);
-    }
-    if (failed) {
-        throw exchange::remote_failure(*failed);
-    }
-}
-
-} // namespace detail
-
-/// A schedule planned once for a communicator and run by many allreduce calls (the free
-/// functions below plan on every call). Construction checks the schedule (every rank throws
-/// the same std::invalid_argument if it does not fit comm.size()); no message is sent.
-class schedule_allreducer {
-public:
-    /// Plans `s` for this rank of `comm` (local work only).
-    schedule_allreducer(const boost::mpi::communicator& comm, const schedule& s) : runner_(comm, s), comm_(comm) {}
-
-    /// The schedule this allreducer runs.
-    const schedule& plan() const { return runner_.plan(); }
-
-    /// See schedule_allreduce (one value per rank).
-    template <class T, class Op>
-    T operator()(const T& value, Op op, exchange::counters* count = nullptr)
-    {
-        static_assert(std::is_invocable_r_v<T, Op&, const T&, const T&>,
-                      "treefold: the operator must be callable as T op(const T& left, const T& right)");
-        detail::value_codec<T, Op> codec{&op, comm_};
-        T mine = value;
-        exchange::counters local;
-        std::exception_ptr own;
-        const auto failed = runner_.run(mine, codec, std::nullopt, count ? *count : local, own);
-        detail::throw_failure(failed, own);
-        return mine;
-    }
-
-    /// See schedule_allreduce_elements (element-wise, in place).
-    template <class T, class Op>
-    void elements(std::span<T> data, Op op, exchange::counters* count = nullptr);
-
-private:
-    detail::schedule_runner runner_;
-    boost::mpi::communicator comm_;
-};
-
-/// Allreduce of one value per rank along schedule `s`: every rank returns
-/// op(...op(op(v_0, v_1), v_2)..., v_{p-1}) grouped as the schedule dictates, which for an
-/// associative operator is the rank-order product, bit-identical on every rank.
-///
-/// Collective; `s` must be the same on every rank. Throws std::invalid_argument on every rank
-/// (before any message) if `s` does not fit comm.size(). If the operator throws on a rank,
-/// the schedule still completes (failures travel in place of values): that rank rethrows
-/// the operator's exception and every rank whose result depends on the failed step throws
-/// exchange::remote_failure. Messages use tag collective::schedule_tag on `comm`.
-template <class T, class Op>
-T schedule_allreduce(const boost::mpi::communicator& comm, const schedule& s, const T& value, Op op,
-                     exchange::counters* count = nullptr)
-{
-    schedule_allreducer run(comm, s);
-    return run(value, std::move(op), count);
-}
-
-namespace detail {
-
-/// A vector of trivially copyable values per partial, combined element by element.
+/// Schedule codec of n values per partial, combined element by element.
 template <class T, class Op>
 struct elements_codec {
+    using value_type = T;
     using partial = std::vector<T>;
     Op* op;
     std::size_t n;
 
-    static constexpr bool sized = true;
-    std::size_t payload_bytes(int /*lo*/, int /*hi*/) const { return n * sizeof(T); }
-
-    void write(const partial& v, std::vector<char>& out) const
-    {
-        const std::size_t at = out.size();
-        out.resize(at + n * sizeof(T));
-        if (n > 0) {
-            std::memcpy(out.data() + at, v.data(), n * sizeof(T));
-        }
-    }
-
-    partial read(const char* data, std::size_t bytes, int /*lo*/, int /*hi*/) const
-    {
-        if (bytes != n * sizeof(T)) {
-            throw std::logic_error("treefold: schedule message of unexpected size (internal error)");
-        }
-        partial v(n);
-        if (n > 0) {
-            std::memcpy(static_cast<void*>(v.data()), data, bytes);
-        }
-        return v;
-    }
-
+    std::size_t count(int /*lo*/, int /*hi*/) const { return n; }
+    std::span<const T> values(const partial& v) const { return v; }
+    partial make(std::span<T> vs, int /*lo*/, int /*hi*/) { return partial(vs.begin(), vs.end()); }
     void combine(partial& left, partial&& right)
     {
         for (std::size_t i = 0; i < n; ++i) {
@@ -188,42 +70,96 @@ struct elements_codec {
 
 } // namespace detail
 
+/// A schedule planned once for a communicator and run by many allreduce calls (the free
+/// functions below plan on every call). Construction checks the schedule (every rank throws
+/// the same std::invalid_argument if it does not fit comm.size()). Collective the first time
+/// treefold meets `comm` (it duplicates it once, net/comm.hpp); no message is sent after that.
+class schedule_allreducer {
+public:
+    /// Plans `s` for this rank of `comm`.
+    schedule_allreducer(const boost::mpi::communicator& comm, const topology::schedule& s)
+        : runner_(net::private_communicator(comm), s)
+    {
+    }
+
+    /// The schedule this allreducer runs.
+    const topology::schedule& plan() const { return runner_.plan(); }
+
+    /// See schedule_allreduce (one value per rank).
+    template <class T, class Op>
+    T operator()(const T& value, Op op, net::counters* count = nullptr)
+    {
+        static_assert(std::is_invocable_r_v<T, Op&, const T&, const T&>,
+                      "treefold: the operator must be callable as T op(const T& left, const T& right)");
+        detail::value_codec<T, Op> codec{&op};
+        T mine = value;
+        net::counters local;
+        std::exception_ptr own;
+        const auto failed = runner_.run(mine, codec, std::nullopt, count ? *count : local, own);
+        throw_if_failed(failed, own);
+        return mine;
+    }
+
+    /// See schedule_allreduce_elements (element-wise, in place).
+    template <class T, class Op>
+    void elements(std::span<T> data, Op op, net::counters* count = nullptr);
+
+private:
+    net::schedule_runner runner_;
+};
+
+/// Allreduce of one value per rank along schedule `s`: every rank returns
+/// op(...op(op(v_0, v_1), v_2)..., v_{p-1}) grouped as the schedule dictates, which for an
+/// associative operator is the rank-order product, bit-identical on every rank.
+///
+/// Collective; `s` must be the same on every rank. Throws std::invalid_argument on every rank
+/// (before any message) if `s` does not fit comm.size(). If the operator throws on a rank,
+/// the schedule still completes (failures travel in place of values): that rank rethrows
+/// the operator's exception and every rank whose result depends on the failed step throws
+/// remote_failure. Messages travel on the private duplicate of `comm` (net/comm.hpp; made
+/// collectively on the first treefold call with `comm`).
+template <class T, class Op>
+T schedule_allreduce(const boost::mpi::communicator& comm, const topology::schedule& s, const T& value, Op op,
+                     net::counters* count = nullptr)
+{
+    schedule_allreducer run(comm, s);
+    return run(value, std::move(op), count);
+}
+
 /// Element-wise allreduce of `data` (in place) along schedule `s`: element i ends as the
 /// rank-order combination of every rank's element i, bit-identical on every rank, for any
 /// associative operator (commutative or not). `data.size()` must be the same on every rank
 /// (not checked: a mismatch is an MPI truncation error). Errors as in schedule_allreduce.
 template <class T, class Op>
-void schedule_allreduce_elements(const boost::mpi::communicator& comm, const schedule& s, std::span<T> data, Op op,
-                                 exchange::counters* count = nullptr)
+void schedule_allreduce_elements(const boost::mpi::communicator& comm, const topology::schedule& s, std::span<T> data, Op op,
+                                 net::counters* count = nullptr)
 {
     schedule_allreducer run(comm, s);
     run.elements(data, std::move(op), count);
 }
 
 template <class T, class Op>
-void schedule_allreducer::elements(std::span<T> data, Op op, exchange::counters* count)
+void schedule_allreducer::elements(std::span<T> data, Op op, net::counters* count)
 {
     static_assert(std::is_trivially_copyable_v<T>, "treefold: element-wise schedules need trivially copyable values");
     detail::elements_codec<T, Op> codec{&op, data.size()};
     std::vector<T> mine(data.begin(), data.end());
-    exchange::counters local;
+    net::counters local;
     std::exception_ptr own;
     const auto failed = runner_.run(mine, codec, std::nullopt, count ? *count : local, own);
-    detail::throw_failure(failed, own);
+    throw_if_failed(failed, own);
     std::copy(mine.begin(), mine.end(), data.begin());
 }
 
 namespace detail {
 
-inline constexpr int ring_tag = 0x5cee;
-
 template <class T>
 void exchange_bytes(const boost::mpi::communicator& comm, int to, const T* send, std::size_t ns, int from, T* recv,
-                    std::size_t nr, exchange::counters& count)
+                    std::size_t nr, net::counters& count)
 {
     boost::mpi::request reqs[2];
-    reqs[0] = comm.irecv(from, ring_tag, reinterpret_cast<char*>(recv), static_cast<int>(nr * sizeof(T)));
-    reqs[1] = comm.isend(to, ring_tag, reinterpret_cast<const char*>(send), static_cast<int>(ns * sizeof(T)));
+    reqs[0] = comm.irecv(from, net::tag::ring, reinterpret_cast<char*>(recv), static_cast<int>(nr * sizeof(T)));
+    reqs[1] = comm.isend(to, net::tag::ring, reinterpret_cast<const char*>(send), static_cast<int>(ns * sizeof(T)));
     ++count.messages;
     count.bytes += ns * sizeof(T);
     boost::mpi::wait_all(reqs, reqs + 2);
@@ -241,11 +177,11 @@ inline std::size_t chunk_start(std::size_t n, int p, int i)
 /// every rank (not checked: a mismatch is an MPI truncation error).
 template <class T, class Op>
 void ring_allreduce(const boost::mpi::communicator& comm, std::span<T> data, Op op,
-                    exchange::counters* count = nullptr)
+                    net::counters* count = nullptr)
 {
     static_assert(std::is_trivially_copyable_v<T>, "treefold: ring allreduce needs trivially copyable values");
-    exchange::counters local;
-    exchange::counters& c = count ? *count : local;
+    net::counters local;
+    net::counters& c = count ? *count : local;
     const int p = comm.size();
     const int me = comm.rank();
     const std::size_t n = data.size();
@@ -281,12 +217,12 @@ void ring_allreduce(const boost::mpi::communicator& comm, std::span<T> data, Op 
 /// commutative and associative operator. `data.size()` must be the same on every rank.
 template <class T, class Op>
 void rabenseifner_allreduce(const boost::mpi::communicator& comm, std::span<T> data, Op op,
-                            exchange::counters* count = nullptr)
+                            net::counters* count = nullptr)
 {
     static_assert(std::is_trivially_copyable_v<T>,
                   "treefold: Rabenseifner allreduce needs trivially copyable values");
-    exchange::counters local;
-    exchange::counters& c = count ? *count : local;
+    net::counters local;
+    net::counters& c = count ? *count : local;
     const int p = comm.size();
     const int me = comm.rank();
     const std::size_t n = data.size();
@@ -303,12 +239,12 @@ void rabenseifner_allreduce(const boost::mpi::communicator& comm, std::span<T> d
     int v = -1; // rank among the q power-of-two participants
     if (me < 2 * r) {
         if (me % 2 == 0) {
-            comm.send(me + 1, detail::ring_tag, reinterpret_cast<const char*>(data.data()),
+            comm.send(me + 1, net::tag::ring, reinterpret_cast<const char*>(data.data()),
                       static_cast<int>(n * sizeof(T)));
             ++c.messages;
             c.bytes += n * sizeof(T);
         } else {
-            comm.recv(me - 1, detail::ring_tag, reinterpret_cast<char*>(incoming.data()),
+            comm.recv(me - 1, net::tag::ring, reinterpret_cast<char*>(incoming.data()),
                       static_cast<int>(n * sizeof(T)));
             for (std::size_t i = 0; i < n; ++i) {
                 data[i] = op(std::as_const(incoming[i]), std::as_const(data[i]));
@@ -359,12 +295,12 @@ void rabenseifner_allreduce(const boost::mpi::communicator& comm, std::span<T> d
     // Hand the result back to the even ranks of the first 2r.
     if (me < 2 * r) {
         if (me % 2 == 1) {
-            comm.send(me - 1, detail::ring_tag, reinterpret_cast<const char*>(data.data()),
+            comm.send(me - 1, net::tag::ring, reinterpret_cast<const char*>(data.data()),
                       static_cast<int>(n * sizeof(T)));
             ++c.messages;
             c.bytes += n * sizeof(T);
         } else {
-            comm.recv(me + 1, detail::ring_tag, reinterpret_cast<char*>(data.data()),
+            comm.recv(me + 1, net::tag::ring, reinterpret_cast<char*>(data.data()),
                       static_cast<int>(n * sizeof(T)));
         }
     }

@@ -6,7 +6,7 @@
  *
  * Each treefold_reduce_* function reduces `count` elements of `datatype` from every rank of `comm` with `op`
  * and leaves the result in `recvbuf` on `root`, exactly like MPI_Reduce, along a fixed
- * tree over the ranks (see treefold/collective/tree_shape.hpp). Operands are always
+ * tree over the ranks (see treefold/topology/tree_shape.hpp). Operands are always
  * combined in rank order with MPI_Reduce_local, so user-created non-commutative ops give
  * r_0 op r_1 op ... op r_{p-1}. For a given p and shape the bracketing is fixed, so
  * floating-point results do not vary from call to call (they do vary with p and shape).

@@ -16,20 +16,23 @@
 /// - Operator: called as op(const T&, const T&) -> T on the calling rank; the object passed
 ///   in is the one called, so state it captures or changes stays with the caller.
 /// - Transport: trivially copyable T as raw bytes, other T through Boost.Serialization
-///   (exchange/wire.hpp), on a private duplicate of the communicator (made once per
+///   (net/transport.hpp), on a private duplicate of the communicator (made once per
 ///   communicator, collectively, on the first call; shared with reduce.h).
 /// - Failures: an operator that throws on one rank does not leave peers waiting: a failure
 ///   record travels in place of values. That rank rethrows its exception; the root, every
 ///   rank on the way to it (and, for all_reduce, every rank) throws
-///   exchange::remote_failure. A root outside [0, p)
+///   remote_failure (ranks that passed a different n: std::invalid_argument naming the
+///   sizes, error.hpp's one mapping). A root outside [0, p)
 ///   throws std::invalid_argument on every rank before any message. All ranks must pass
 ///   the same n, root and shape, as with MPI_Reduce.
 
-#include "treefold/collective/tree_shape.hpp"
-#include "treefold/exchange/wire.hpp"
+#include "treefold/error.hpp"
+#include "treefold/net/comm.hpp"
+#include "treefold/net/transport.hpp"
+#include "treefold/net/tree_walk.hpp"
+#include "treefold/topology/tree_shape.hpp"
 
 #include <boost/mpi/communicator.hpp>
-#include <mpi.h>
 
 #include <cstdint>
 #include <exception>
@@ -71,23 +74,6 @@ struct call_record {
 /// The record the next call fills in (thread-local).
 call_record& counters_slot();
 
-/// The private duplicate of `comm` that treefold's collectives talk on (errors return).
-/// Created on the first call with `comm` (collective: every rank of comm must call) and
-/// freed when `comm` is freed. Returns an MPI error code, MPI_SUCCESS when *out is set.
-int private_comm(MPI_Comm comm, MPI_Comm* out);
-
-/// The private communicator as a Boost.MPI communicator (not owning it).
-inline boost::mpi::communicator private_communicator(const boost::mpi::communicator& comm)
-{
-    MPI_Comm dup = MPI_COMM_NULL;
-    const int rc = private_comm(static_cast<MPI_Comm>(comm), &dup);
-    if (rc != MPI_SUCCESS) {
-        throw std::runtime_error("treefold: could not duplicate the communicator (MPI error " +
-                                 std::to_string(rc) + ")");
-    }
-    return boost::mpi::communicator(dup, boost::mpi::comm_attach);
-}
-
 /// ceil(log2 p): rounds of the binomial broadcast.
 inline int broadcast_rounds(int p)
 {
@@ -102,57 +88,26 @@ inline int broadcast_rounds(int p)
 /// the result (or a failure) to the parent. On the shape's root position, `acc` ends with
 /// the reduction unless a failure is returned.
 template <class Shape, class T, class Op>
-std::optional<exchange::failure> fold_subtree(const boost::mpi::communicator& pc, std::span<const T> in,
-                                              std::vector<T>& acc, Op& op, exchange::counters& count,
-                                              std::exception_ptr& own_error)
+std::optional<failure> fold_subtree(const boost::mpi::communicator& pc, std::span<const T> in, std::vector<T>& acc,
+                                    Op& op, net::counters& count, std::exception_ptr& own_error)
 {
     const int p = pc.size();
     const int me = pc.rank();
     const std::size_t n = in.size();
     const auto children = Shape::children(me, p);
-    std::optional<exchange::failure> failed;
+    std::optional<failure> failed;
     std::vector<T> inbox(n);
     bool have = false;
-
-    // The pieces in position order: children before this rank, this rank, children after.
-    std::vector<int> pieces; // child index, or -1 for the own values
-    bool own_placed = false;
-    for (std::size_t c = 0; c < children.size(); ++c) {
-        if (!own_placed && children[c].subtree_begin > me) {
-            pieces.push_back(-1);
-            own_placed = true;
-        }
-        pieces.push_back(static_cast<int>(c));
-    }
-    if (!own_placed) {
-        pieces.push_back(-1);
-    }
-    const bool from_right = Shape::fold_from_right;
-    for (std::size_t k = 0; k < pieces.size(); ++k) {
-        const int piece = pieces[from_right ? pieces.size() - 1 - k : k];
-        const T* values = in.data();
-        if (piece >= 0) {
-            std::optional<exchange::failure> remote;
-            const int source = children[static_cast<std::size_t>(piece)].position;
-            const std::size_t got = exchange::wire<T>::recv(pc, source, inbox.data(), n, remote);
-            if (remote) {
-                failed = failed ? failed : remote;
-                continue;
-            }
-            if (got != n) {
-                failed = failed ? failed : exchange::failure{exchange::failure::code::local_size, source, got, n};
-                continue;
-            }
-            values = inbox.data();
-        }
-        if (failed) {
-            continue; // keep receiving so no child waits
-        }
+    auto take = [&](std::size_t k) {
+        return net::values_channel<T>{pc, count, inbox.data(), n}.recv(children[k].position);
+    };
+    auto combine = [&](int piece, std::optional<failure>& f) {
+        const T* values = piece < 0 ? in.data() : inbox.data();
         try {
             if (!have) {
                 acc.assign(values, values + n);
                 have = true;
-            } else if (from_right) {
+            } else if (Shape::fold_from_right) {
                 for (std::size_t i = 0; i < n; ++i) {
                     acc[i] = op(std::as_const(values[i]), std::as_const(acc[i]));
                 }
@@ -163,53 +118,15 @@ std::optional<exchange::failure> fold_subtree(const boost::mpi::communicator& pc
             }
         } catch (...) {
             own_error = std::current_exception();
-            failed = exchange::failure{exchange::failure::code::op_threw, me, 0, 0};
+            f = failure::op_threw(me, own_error);
         }
-    }
+    };
+    net::walk_subtree(children, me, Shape::fold_from_right, failed, take, combine);
     const int parent = Shape::parent(me, p);
     if (parent >= 0) {
-        if (failed) {
-            exchange::wire<T>::send_failure(pc, parent, *failed, count);
-        } else {
-            exchange::wire<T>::send(pc, parent, acc.data(), n, count);
-        }
+        net::send_values_or_failure(pc, parent, acc.data(), n, failed, count);
     }
     return failed;
-}
-
-/// Binomial broadcast of n values (or of a failure) from `from` to every rank.
-template <class T>
-void broadcast_values(const boost::mpi::communicator& pc, int from, std::vector<T>& values,
-                      std::optional<exchange::failure>& failed, exchange::counters& count)
-{
-    const int p = pc.size();
-    const int me = (pc.rank() - from + p) % p;
-    const std::size_t n = values.size();
-    int mask = 1;
-    while (mask < p) {
-        if ((me & mask) != 0) {
-            std::optional<exchange::failure> remote;
-            const int source = (me - mask + from) % p;
-            const std::size_t got = exchange::wire<T>::recv(pc, source, values.data(), n, remote);
-            if (remote) {
-                failed = remote;
-            } else if (got != n) {
-                failed = exchange::failure{exchange::failure::code::local_size, source, got, n};
-            }
-            break;
-        }
-        mask <<= 1;
-    }
-    for (mask >>= 1; mask > 0; mask >>= 1) {
-        if (me + mask < p) {
-            const int dest = (me + mask + from) % p;
-            if (failed) {
-                exchange::wire<T>::send_failure(pc, dest, *failed, count);
-            } else {
-                exchange::wire<T>::send(pc, dest, values.data(), n, count);
-            }
-        }
-    }
 }
 
 inline void check_root(int root, int p)
@@ -220,21 +137,10 @@ inline void check_root(int root, int p)
     }
 }
 
-/// Throws what a failed call throws on this rank (see the file comment).
-inline void raise(const std::optional<exchange::failure>& failed, const std::exception_ptr& own_error)
-{
-    if (own_error) {
-        std::rethrow_exception(own_error);
-    }
-    if (failed) {
-        throw exchange::remote_failure(*failed);
-    }
-}
-
 template <class Shape>
-void record(const exchange::counters& count, std::uint64_t total, int p, int extra_rounds)
+void record(const net::counters& count, std::uint64_t total, int p, int extra_rounds)
 {
-    counters_slot() = call_record{count.messages, count.bytes, total, &one_port_rounds<Shape>, &Shape::height,
+    counters_slot() = call_record{count.messages, count.bytes, total, &topology::one_port_rounds<Shape>, &Shape::height,
                                   p, extra_rounds};
 }
 
@@ -253,32 +159,19 @@ void tree_reduce(const boost::mpi::communicator& comm, std::span<const T> in, st
     if (comm.rank() == root && out.size() < in.size()) {
         throw std::invalid_argument("treefold: tree_reduce output holds fewer values than the input");
     }
-    const boost::mpi::communicator pc = detail::private_communicator(comm);
-    exchange::counters count;
+    const boost::mpi::communicator pc = net::private_communicator(comm);
+    net::counters count;
     std::exception_ptr own_error;
     std::vector<T> acc;
-    std::optional<exchange::failure> failed = detail::fold_subtree<Shape>(pc, in, acc, op, count, own_error);
+    std::optional<failure> failed = detail::fold_subtree<Shape>(pc, in, acc, op, count, own_error);
     const int top = Shape::root(p);
-    if (top != root) {
-        if (pc.rank() == top) {
-            if (failed) {
-                exchange::wire<T>::send_failure(pc, root, *failed, count);
-            } else {
-                exchange::wire<T>::send(pc, root, acc.data(), acc.size(), count);
-            }
-        } else if (pc.rank() == root) {
-            std::optional<exchange::failure> remote;
-            acc.resize(in.size());
-            const std::size_t got = exchange::wire<T>::recv(pc, top, acc.data(), acc.size(), remote);
-            if (remote || got != in.size()) {
-                failed = failed ? failed : remote;
-            }
-        }
-    }
+    acc.resize(in.size());
+    net::values_channel<T> result{pc, count, acc.data(), acc.size()};
+    net::deliver(result, pc.rank(), top, root, failed);
     detail::record<Shape>(count, static_cast<std::uint64_t>(p - 1 + (top != root ? 1 : 0)), p,
                           top != root ? 1 : 0);
     if (pc.rank() == root || failed || own_error) {
-        detail::raise(failed, own_error);
+        throw_if_failed(failed, own_error);
     }
     if (pc.rank() == root) {
         std::move(acc.begin(), acc.end(), out.begin());
@@ -308,15 +201,16 @@ void tree_all_reduce(const boost::mpi::communicator& comm, std::span<const T> in
     if (out.size() < in.size()) {
         throw std::invalid_argument("treefold: tree_all_reduce output holds fewer values than the input");
     }
-    const boost::mpi::communicator pc = detail::private_communicator(comm);
-    exchange::counters count;
+    const boost::mpi::communicator pc = net::private_communicator(comm);
+    net::counters count;
     std::exception_ptr own_error;
     std::vector<T> acc;
-    std::optional<exchange::failure> failed = detail::fold_subtree<Shape>(pc, in, acc, op, count, own_error);
+    std::optional<failure> failed = detail::fold_subtree<Shape>(pc, in, acc, op, count, own_error);
     acc.resize(in.size());
-    detail::broadcast_values(pc, Shape::root(p), acc, failed, count);
+    net::values_channel<T> result{pc, count, acc.data(), acc.size()};
+    net::broadcast(result, p, pc.rank(), Shape::root(p), failed);
     detail::record<Shape>(count, static_cast<std::uint64_t>(2 * (p - 1)), p, detail::broadcast_rounds(p));
-    detail::raise(failed, own_error);
+    throw_if_failed(failed, own_error);
     std::move(acc.begin(), acc.end(), out.begin());
 }
 

@@ -2,7 +2,7 @@
 /// Choosing an exchange by name at run time (command lines, benchmark drivers): every exchange
 /// the library ships, under one spelling, so programs do not each keep their own list.
 
-#include "treefold/collective/tree_shape.hpp"
+#include "treefold/topology/tree_shape.hpp"
 #include "treefold/exchange/direct.hpp"
 #include "treefold/exchange/one_sided.hpp"
 #include "treefold/exchange/schedule.hpp"
@@ -40,13 +40,13 @@ decltype(auto) visit_by_name(std::string_view name, F&& f)
         return f(std::type_identity<direct>{});
     }
     if (name == "binomial" || name == "tree") {
-        return f(std::type_identity<tree<collective::binomial>>{});
+        return f(std::type_identity<tree<topology::binomial>>{});
     }
     if (name == "fibonacci") {
-        return f(std::type_identity<tree<collective::fibonacci>>{});
+        return f(std::type_identity<tree<topology::fibonacci>>{});
     }
     if (name == "binary") {
-        return f(std::type_identity<tree<collective::binary>>{});
+        return f(std::type_identity<tree<topology::binary>>{});
     }
     if (name == "one_sided") {
         return f(std::type_identity<one_sided>{});

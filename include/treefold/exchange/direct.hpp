@@ -10,8 +10,9 @@
 /// Dependencies only point from lower to higher indices, so nothing can deadlock. The owner
 /// of index 0 ends with the root.
 
-#include "treefold/exchange/routes.hpp"
-#include "treefold/exchange/wire.hpp"
+#include "treefold/exchange/outcome.hpp"
+#include "treefold/layout/routes.hpp"
+#include "treefold/net/transport.hpp"
 #include "treefold/frontier.hpp"
 #include "treefold/layout/block_layout.hpp"
 #include "treefold/tree/decompose.hpp"
@@ -29,9 +30,9 @@ namespace treefold::exchange {
 struct direct {
     static constexpr const char* name = "direct";
     /// Values per message at most.
-    static constexpr std::size_t buffer_values = 4;
+    static constexpr std::size_t buffer_values = layout::direct_buffering{}.values_per_message;
     /// Local nodes larger than this flush the send buffer before they are computed.
-    static constexpr treefold::tree::index_t flush_before_elements = 64;
+    static constexpr treefold::tree::index_t flush_before_elements = layout::direct_buffering{}.flush_before_elements;
 
     template <class T>
     class plan {
@@ -51,7 +52,7 @@ struct direct {
         /// ranks' outcome holds a failure only if they saw one. `own_error` receives the
         /// exception the operator threw on this rank, if any.
         template <class Kernel, class Op>
-        outcome<T> run(const T* local, Op& op, std::optional<failure> failed, counters& count,
+        outcome<T> run(const T* local, Op& op, std::optional<failure> failed, net::counters& count,
                        std::exception_ptr& own_error)
         {
             stack_.reset(n_);
@@ -70,7 +71,7 @@ struct direct {
                     step();
                 } catch (...) {
                     own_error = std::current_exception();
-                    failed = failure{failure::code::op_threw, me_, 0, 0};
+                    failed = failure::op_threw(me_, own_error);
                 }
             };
             for (std::size_t i = 0; i < routes_.local_nodes.size() && !failed; ++i) {
@@ -131,7 +132,7 @@ struct direct {
         void flush()
         {
             if (!send_buffer_.empty()) {
-                wire<T>::send(comm_, buffer_target_, send_buffer_.data(), send_buffer_.size(), *count_);
+                net::send_values(comm_, buffer_target_, send_buffer_.data(), send_buffer_.size(), *count_);
                 sent_ += send_buffer_.size();
                 send_buffer_.clear();
             }
@@ -140,7 +141,7 @@ struct direct {
         T take(int source, std::optional<failure>& remote)
         {
             if (inbox_source_ != source || inbox_pos_ == inbox_size_) {
-                inbox_size_ = wire<T>::recv(comm_, source, inbox_.data(), buffer_values, remote);
+                inbox_size_ = net::recv_values(comm_, source, inbox_.data(), buffer_values, remote);
                 inbox_source_ = source;
                 inbox_pos_ = 0;
                 if (remote) {
@@ -150,53 +151,37 @@ struct direct {
             return inbox_[inbox_pos_++];
         }
 
-        /// One failure message to every target still owed a piece (targets come in runs).
+        /// One failure message to every target still owed a piece.
         void fail_outbound(const failure& f)
         {
             send_buffer_.clear();
-            int last = -1;
-            for (std::size_t k = sent_; k < routes_.outbound.size(); ++k) {
-                if (routes_.outbound[k].rank != last) {
-                    last = routes_.outbound[k].rank;
-                    wire<T>::send_failure(comm_, last, f, *count_);
-                }
-            }
+            routes_.for_each_owed_target(sent_, [&](int target) { net::send_failure(comm_, target, f, *count_); });
         }
 
         /// Receives what is still owed to this rank, so no sender waits and no message
         /// is left behind for the next call.
         void drain()
         {
-            std::optional<failure> ignored;
-            for (std::size_t k = next_in_; k < routes_.incoming.size();) {
-                const int source = routes_.incoming[k].rank;
-                std::size_t owed = 0;
-                while (k < routes_.incoming.size() && routes_.incoming[k].rank == source) {
-                    ++owed;
-                    ++k;
-                }
+            routes_.for_each_owed_source(next_in_, [&](int source, std::size_t /*first*/, std::size_t owed) {
                 if (source == dead_source_) {
-                    continue; // it already sent its failure: its stream has ended
+                    return; // it already sent its failure: its stream has ended
                 }
                 if (source == inbox_source_) {
                     const std::size_t buffered = inbox_size_ - inbox_pos_;
                     owed = owed > buffered ? owed - buffered : 0;
                 }
-                while (owed > 0) {
-                    ignored.reset();
-                    const std::size_t got = wire<T>::recv(comm_, source, inbox_.data(), buffer_values, ignored);
-                    if (ignored) {
-                        break;
-                    }
+                std::optional<failure> ignored;
+                while (owed > 0 && !ignored) {
+                    const std::size_t got = net::recv_values(comm_, source, inbox_.data(), buffer_values, ignored);
                     owed = got > owed ? 0 : owed - got;
                 }
-            }
+            });
         }
 
         boost::mpi::communicator comm_;
         int me_;
         treefold::tree::index_t n_;
-        direct_routes routes_;
+        layout::direct_routes routes_;
 
         // Per-call state (capacity kept between calls).
         frontier<T> stack_;
@@ -210,7 +195,7 @@ struct direct {
         std::size_t inbox_pos_ = 0;
         int inbox_source_ = -1;
         int dead_source_ = -1;
-        counters* count_ = nullptr;
+        net::counters* count_ = nullptr;
     };
 };
 

@@ -9,8 +9,10 @@
 /// routes as the direct exchange (routes.hpp) fix which pieces a rank expects from whom.
 /// Construction and destruction are collective (the queue's MPI window).
 
-#include "treefold/exchange/routes.hpp"
-#include "treefold/exchange/wire.hpp"
+#include "treefold/exchange/outcome.hpp"
+#include "treefold/layout/routes.hpp"
+#include "treefold/net/tags.hpp"
+#include "treefold/net/transport.hpp"
 #include "treefold/frontier.hpp"
 #include "treefold/rma/mpsc_queue.hpp"
 
@@ -47,7 +49,7 @@ struct one_sided {
 
         /// Runs the exchange; same contract as direct::plan::run.
         template <class Kernel, class Op>
-        outcome<T> run(const T* local, Op& op, std::optional<failure> failed, counters& count,
+        outcome<T> run(const T* local, Op& op, std::optional<failure> failed, net::counters& count,
                        std::exception_ptr& own_error)
         {
             ++call_;
@@ -61,7 +63,7 @@ struct one_sided {
                     step();
                 } catch (...) {
                     own_error = std::current_exception();
-                    failed = failure{failure::code::op_threw, queue_.communicator().rank(), 0, 0};
+                    failed = failure::op_threw(queue_.communicator().rank(), own_error);
                 }
             };
             auto push = [&](treefold::tree::node v, T value) {
@@ -93,22 +95,18 @@ struct one_sided {
             if (failed) {
                 // One failure record per target still owed a piece, then take every piece
                 // still owed to this rank so no producer is left retrying on a full queue.
-                int last = -1;
-                for (std::size_t k = next_out; k < routes_.outbound.size(); ++k) {
-                    if (routes_.outbound[k].rank != last) {
-                        last = routes_.outbound[k].rank;
-                        send(last, key(call_, failure_level), &*failed, sizeof(failure), count);
-                    }
-                }
-                for (std::size_t k = next_in; k < routes_.incoming.size(); ++k) {
-                    if (routes_.incoming[k].rank != dead_source) {
+                routes_.for_each_owed_target(next_out, [&](int target) {
+                    send(target, key(call_, failure_level), &*failed, sizeof(failure), count);
+                });
+                routes_.for_each_owed_source(next_in, [&](int source, std::size_t first, std::size_t owed) {
+                    for (std::size_t k = first; k < first + owed && source != dead_source; ++k) {
                         std::optional<failure> remote;
                         (void)wait_for(routes_.incoming[k], remote);
                         if (remote) {
-                            dead_source = routes_.incoming[k].rank;
+                            dead_source = source;
                         }
                     }
-                }
+                });
             }
             outcome<T> out;
             out.failed = failed;
@@ -122,7 +120,7 @@ struct one_sided {
         const rma::mpsc_queue& queue() const { return queue_; }
 
     private:
-        static constexpr unsigned failure_level = 255;
+        static constexpr unsigned failure_level = net::tag::queue_failure_level;
         static constexpr std::uint64_t key(std::uint64_t call, unsigned level) { return call << 8 | level; }
 
         static std::size_t slot_bytes()
@@ -138,7 +136,7 @@ struct one_sided {
             std::vector<std::byte> bytes;
         };
 
-        void send(int target, std::uint64_t k, const void* data, std::size_t bytes, counters& count)
+        void send(int target, std::uint64_t k, const void* data, std::size_t bytes, net::counters& count)
         {
             const auto* p = static_cast<const std::byte*>(data);
             queue_.push(target, k, std::span<const std::byte>(p, bytes), [this] { service(); });
@@ -155,7 +153,7 @@ struct one_sided {
         }
 
         /// The piece `want` of this call, or a failure record from its source.
-        T wait_for(const routed_node& want, std::optional<failure>& remote)
+        T wait_for(const layout::routed_node& want, std::optional<failure>& remote)
         {
             for (;;) {
                 for (std::size_t i = 0; i < pending_.size(); ++i) {
@@ -181,7 +179,7 @@ struct one_sided {
         }
 
         treefold::tree::index_t n_;
-        direct_routes routes_;
+        layout::direct_routes routes_;
         rma::mpsc_queue queue_;
         frontier<T> stack_;
         std::uint64_t call_ = 0;

@@ -5,48 +5,44 @@
 /// Positions are the ranks in index order (layout.index_order()), so a contiguous range of
 /// positions is a contiguous index range and its partial value is that range's frontier.
 /// Each rank turns its block into a frontier with the local kernel; the schedule executor
-/// (collective/schedule_run.hpp) then merges frontiers of adjacent ranges left to right.
+/// (net/schedule_run.hpp) then merges frontiers of adjacent ranges left to right.
 /// The nodes of every frontier that travels are known from the layout, so only values go on
 /// the wire. Frontier merges are exact, so the root has the tree's bits on every rank.
 
-#include "treefold/collective/schedule.hpp"
-#include "treefold/collective/schedule_run.hpp"
-#include "treefold/exchange/wire.hpp"
+#include "treefold/exchange/outcome.hpp"
 #include "treefold/frontier.hpp"
 #include "treefold/layout/block_layout.hpp"
 #include "treefold/model/pipelining.hpp"
+#include "treefold/net/schedule_run.hpp"
+#include "treefold/topology/schedule.hpp"
 #include "treefold/tree/decompose.hpp"
 
 #include <boost/mpi/communicator.hpp>
-#include <boost/mpi/packed_iarchive.hpp>
-#include <boost/mpi/packed_oarchive.hpp>
 
-#include <cstring>
 #include <exception>
 #include <optional>
-#include <stdexcept>
-#include <type_traits>
+#include <span>
 #include <vector>
 
 namespace treefold::exchange {
 
 /// Schedule generators usable as the `Generator` of exchange::scheduled: a type with
-/// `static collective::schedule make(int p)`. Write your own to run any fixed schedule.
+/// `static topology::schedule make(int p)`. Write your own to run any fixed schedule.
 namespace schedules {
 /// Recursive doubling (collapse/expand when p is not a power of two).
 struct recursive_doubling {
     static constexpr const char* name = "recursive_doubling";
-    static collective::schedule make(int p) { return collective::recursive_doubling(p); }
+    static topology::schedule make(int p) { return topology::recursive_doubling(p); }
 };
 /// The model heuristic with the default parameters (α_p/α_r = 0.88/0.38).
 struct heuristic {
     static constexpr const char* name = "heuristic";
-    static collective::schedule make(int p) { return model::heuristic(p, model::params{}); }
+    static topology::schedule make(int p) { return model::heuristic(p, model::params{}); }
 };
 /// The least modelled time with the default parameters.
 struct best {
     static constexpr const char* name = "best";
-    static collective::schedule make(int p) { return model::best(p, model::params{}); }
+    static topology::schedule make(int p) { return model::best(p, model::params{}); }
 };
 } // namespace schedules
 
@@ -83,12 +79,12 @@ struct scheduled {
         /// Every rank ends with the result; kept for the reducer's interface.
         int finisher() const { return 0; }
         /// The schedule this plan runs.
-        const collective::schedule& schedule() const { return runner_.plan(); }
+        const topology::schedule& schedule() const { return runner_.plan(); }
 
         /// Runs the exchange; same contract as direct::plan::run, except that every rank's
         /// outcome holds the root (or the failure).
         template <class Kernel, class Op>
-        outcome<T> run(const T* local, Op& op, std::optional<failure> failed, counters& count,
+        outcome<T> run(const T* local, Op& op, std::optional<failure> failed, net::counters& count,
                        std::exception_ptr& own_error)
         {
             frontier<T> mine(n_);
@@ -99,7 +95,7 @@ struct scheduled {
                     }
                 } catch (...) {
                     own_error = std::current_exception();
-                    failed = failure{failure::code::op_threw, comm_.rank(), 0, 0};
+                    failed = failure::op_threw(comm_.rank(), own_error);
                 }
             }
             codec<Op> c{this, &op};
@@ -122,8 +118,8 @@ struct scheduled {
         /// Frontier values travel; nodes come from the layout.
         template <class Op>
         struct codec {
+            using value_type = T;
             using partial = frontier<T>;
-            static constexpr bool raw = std::is_trivially_copyable_v<T>;
             const plan* self;
             Op* op;
 
@@ -134,51 +130,15 @@ struct scheduled {
                 return s < e ? treefold::tree::maximal_nodes(s, e, self->n_) : std::vector<treefold::tree::node>{};
             }
 
-            static constexpr bool sized = raw;
-            std::size_t payload_bytes(int lo, int hi) const { return nodes(lo, hi).size() * sizeof(T); }
+            std::size_t count(int lo, int hi) const { return nodes(lo, hi).size(); }
+            std::span<const T> values(const partial& f) const { return f.values(); }
 
-            void write(const partial& f, std::vector<char>& out) const
-            {
-                const auto values = f.values();
-                if constexpr (raw) {
-                    const std::size_t at = out.size();
-                    out.resize(at + values.size() * sizeof(T));
-                    if (!values.empty()) {
-                        std::memcpy(out.data() + at, values.data(), values.size() * sizeof(T));
-                    }
-                } else {
-                    boost::mpi::packed_oarchive archive(self->comm_);
-                    for (const T& v : values) {
-                        archive << v;
-                    }
-                    const auto* bytes = static_cast<const char*>(archive.address());
-                    out.insert(out.end(), bytes, bytes + archive.size());
-                }
-            }
-
-            partial read(const char* data, std::size_t n, int lo, int hi) const
+            partial make(std::span<T> values, int lo, int hi)
             {
                 const auto ns = nodes(lo, hi);
                 partial f(self->n_);
-                if constexpr (raw) {
-                    if (n != ns.size() * sizeof(T)) {
-                        throw std::logic_error("treefold: frontier of unexpected size (internal error)");
-                    }
-                    for (std::size_t i = 0; i < ns.size(); ++i) {
-                        T v;
-                        std::memcpy(static_cast<void*>(&v), data + i * sizeof(T), sizeof(T));
-                        f.push(ns[i], std::move(v), *op); // maximal nodes never combine: no op call
-                    }
-                } else {
-                    boost::mpi::packed_iarchive archive(self->comm_, n);
-                    if (n > 0) {
-                        std::memcpy(archive.address(), data, n);
-                    }
-                    for (const auto& v : ns) {
-                        T value{};
-                        archive >> value;
-                        f.push(v, std::move(value), *op);
-                    }
+                for (std::size_t i = 0; i < ns.size(); ++i) {
+                    f.push(ns[i], std::move(values[i]), *op); // maximal nodes never combine: no op call
                 }
                 return f;
             }
@@ -191,7 +151,7 @@ struct scheduled {
         treefold::tree::index_t s_ = 0;
         std::vector<treefold::tree::index_t> starts_; // index start by position, n for empty
         std::vector<treefold::tree::node> local_nodes_;
-        collective::detail::schedule_runner runner_;
+        net::schedule_runner runner_;
     };
 };
 

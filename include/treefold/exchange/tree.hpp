@@ -10,8 +10,10 @@
 /// `inorder` shape none after), and sends the result to its parent: exactly p - 1
 /// messages. The rank at the shape's root position ends with the root of the tree.
 
-#include "treefold/collective/tree_shape.hpp"
-#include "treefold/exchange/wire.hpp"
+#include "treefold/exchange/outcome.hpp"
+#include "treefold/net/transport.hpp"
+#include "treefold/net/tree_walk.hpp"
+#include "treefold/topology/tree_shape.hpp"
 #include "treefold/frontier.hpp"
 #include "treefold/layout/block_layout.hpp"
 #include "treefold/tree/decompose.hpp"
@@ -26,9 +28,9 @@
 
 namespace treefold::exchange {
 
-/// Exchange policy: frontier merge along the tree `Shape` (collective::binomial,
+/// Exchange policy: frontier merge along the tree `Shape` (topology::binomial,
 /// fibonacci, binary or inorder; see collective/tree_shape.hpp).
-template <class Shape = collective::binomial>
+template <class Shape = topology::binomial>
 struct tree {
     static constexpr const char* name = Shape::name;
 
@@ -61,14 +63,13 @@ struct tree {
             const int parent_position = Shape::parent(my_position, p);
             parent_ = parent_position < 0 ? -1 : order[static_cast<std::size_t>(parent_position)];
             std::size_t widest = 0;
-            for (const auto& c : Shape::children(my_position, p)) {
+            position_ = my_position;
+            shape_children_ = Shape::children(my_position, p);
+            for (const auto& c : shape_children_) {
                 child ch;
                 ch.rank = order[static_cast<std::size_t>(c.position)];
                 ch.nodes = treefold::tree::maximal_nodes(starts[static_cast<std::size_t>(c.subtree_begin)],
                                                          starts[static_cast<std::size_t>(c.subtree_end)], n_);
-                if (c.subtree_end <= my_position) {
-                    ++before_;
-                }
                 widest = std::max(widest, ch.nodes.size());
                 children_.push_back(std::move(ch));
             }
@@ -80,66 +81,56 @@ struct tree {
 
         /// Runs the exchange; same contract as direct::plan::run.
         template <class Kernel, class Op>
-        outcome<T> run(const T* local, Op& op, std::optional<failure> failed, counters& count,
+        outcome<T> run(const T* local, Op& op, std::optional<failure> failed, net::counters& count,
                        std::exception_ptr& own_error)
         {
             stack_.reset(n_);
             local_values_.clear();
-            auto guarded = [&](auto&& step) {
+            auto guarded = [&](std::optional<failure>& f, auto&& step) {
                 try {
                     step();
                 } catch (...) {
                     own_error = std::current_exception();
-                    failed = failure{failure::code::op_threw, comm_.rank(), 0, 0};
+                    f = failure::op_threw(comm_.rank(), own_error);
                 }
             };
             // Own nodes first: they need no message, so they overlap the children's work.
             for (std::size_t i = 0; i < local_nodes_.size() && !failed; ++i) {
                 const treefold::tree::node v = local_nodes_[i];
-                guarded([&] {
+                guarded(failed, [&] {
                     local_values_.push_back(
                         Kernel::reduce_node(local + (v.x - s_), treefold::tree::cover_size(v, n_), op));
                 });
             }
-            // Pieces in index order. Every child is received even after a failure, so no
-            // sender waits and no message is left for the next call.
-            for (std::size_t k = 0; k <= children_.size(); ++k) {
-                if (k == before_ && !failed) {
-                    guarded([&] {
+            std::size_t got = 0;
+            auto take = [&](std::size_t k) {
+                std::optional<failure> remote;
+                got = net::recv_values(comm_, children_[k].rank, inbox_.data(), inbox_.size(), remote);
+                if (!remote && got != children_[k].nodes.size()) {
+                    net::unexpected_size();
+                }
+                return remote;
+            };
+            auto combine = [&](int piece, std::optional<failure>& f) {
+                guarded(f, [&] {
+                    if (piece < 0) {
                         for (std::size_t i = 0; i < local_values_.size(); ++i) {
                             stack_.push(local_nodes_[i], std::move(local_values_[i]), op);
                         }
-                    });
-                }
-                if (k == children_.size()) {
-                    break;
-                }
-                const child& c = children_[k];
-                std::optional<failure> remote;
-                const std::size_t got = wire<T>::recv(comm_, c.rank, inbox_.data(), inbox_.size(), remote);
-                if (remote) {
-                    failed = failed ? failed : remote;
-                    continue;
-                }
-                if (got != c.nodes.size()) {
-                    throw std::logic_error("treefold: frontier of unexpected size (internal error)");
-                }
-                if (!failed) {
-                    guarded([&] {
+                    } else {
+                        const auto& nodes = children_[static_cast<std::size_t>(piece)].nodes;
                         for (std::size_t j = 0; j < got; ++j) {
-                            stack_.push(c.nodes[j], std::move(inbox_[j]), op);
+                            stack_.push(nodes[j], std::move(inbox_[j]), op);
                         }
-                    });
-                }
-            }
+                    }
+                });
+            };
+            net::walk_subtree(shape_children_, position_, false, failed, take, combine);
             outcome<T> out;
             out.failed = failed;
             if (parent_ >= 0) {
-                if (failed) {
-                    wire<T>::send_failure(comm_, parent_, *failed, count);
-                } else {
-                    wire<T>::send(comm_, parent_, stack_.values().data(), stack_.values().size(), count);
-                }
+                const auto values = stack_.values();
+                net::send_values_or_failure(comm_, parent_, values.data(), values.size(), failed, count);
             } else if (!failed && n_ > 0) {
                 out.value = stack_.pop_back();
             }
@@ -159,7 +150,8 @@ struct tree {
         int parent_ = -1;
         std::vector<treefold::tree::node> local_nodes_;
         std::vector<child> children_; // by position
-        std::size_t before_ = 0;      // children whose subtrees precede this rank's block
+        std::vector<topology::tree_child> shape_children_;
+        int position_ = 0;
         frontier<T> stack_;
         std::vector<T> inbox_;
         std::vector<T> local_values_; // per-call, capacity kept

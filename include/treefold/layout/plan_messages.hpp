@@ -8,19 +8,13 @@
 /// check them against what the reducer actually counts.
 
 #include "treefold/layout/block_layout.hpp"
+#include "treefold/layout/routes.hpp"
 
 #include <cstddef>
 #include <cstdint>
 #include <optional>
 
 namespace treefold::layout {
-
-/// The direct exchange's send-buffer rules (the same constants as exchange::direct; a test
-/// checks that they agree, since this header must not depend on the MPI-facing exchange).
-struct direct_buffering {
-    std::size_t values_per_message = 4;   ///< a full buffer is flushed at once
-    index_t flush_before_elements = 64;   ///< a local node larger than this flushes first
-};
 
 /// Messages rank `rank` sends in one call of the direct exchange, replaying its run with
 /// nodes only: local nodes and then incoming pieces are pushed onto a frontier in index

@@ -10,7 +10,7 @@
 /// (b+1)ln(b+1) − b = c, and no slower than recursive doubling up to b_upper with
 /// (c+b)·log_{b+1} 2 = c+1. Both have closed forms through Lambert W.
 
-#include "treefold/collective/schedule.hpp"
+#include "treefold/topology/schedule.hpp"
 
 #include <string>
 
@@ -39,19 +39,19 @@ double b_opt_numeric(double c);
 double b_upper_numeric(double c);
 
 /// Modelled time of one allreduce with `s` over p ranks (requires s.fits(p)).
-double modelled_time(const collective::schedule& s, int p, const params& m);
+double modelled_time(const topology::schedule& s, int p, const params& m);
 
 /// Heuristic schedule: factors built from p's prime factors near b_opt + 1 and at most
 /// b_upper + 1 (at least 2); if p has a prime factor above that bound, some m in [p/2, p)
 /// with small prime factors takes the factor stages and the other p − m ranks merge (the m
 /// of least modelled time; recursive doubling if that is faster). O(p·√p) at worst.
-collective::schedule heuristic(int p, const params& m);
+topology::schedule heuristic(int p, const params& m);
 
 /// The schedule of least modelled time among every fold (none, collapse(T,B) for every B
 /// and T, merge(R) for every R) and every factorisation of the remaining ranks; ties go to
 /// fewer messages, then fewer rounds. Dynamic programming over divisors: O(p·√p + p·log p)
 /// model evaluations (about a millisecond for p = 1024).
-collective::schedule best(int p, const params& m);
+topology::schedule best(int p, const params& m);
 
 /// α_p and α_r stored in a calibration file (lines `alpha_p <value>` and `alpha_r <value>`,
 /// `#` comments). Throws std::runtime_error naming the file and what is missing.

@@ -11,7 +11,7 @@
 /// so arrivals are spread), and factor-only schedules on p = (b+1)^k finish at
 /// (α_p + b·α_r)·log_{b+1} p.
 
-#include "treefold/collective/schedule.hpp"
+#include "treefold/topology/schedule.hpp"
 #include "treefold/model/pipelining.hpp"
 
 #include <cstdint>
@@ -32,6 +32,6 @@ struct simulation {
 
 /// Simulates one allreduce with `s` over p ranks (throws std::invalid_argument unless
 /// s.fits(p) and the parameters are valid).
-simulation simulate(const collective::schedule& s, int p, const params& m, const noise& n = {});
+simulation simulate(const topology::schedule& s, int p, const params& m, const noise& n = {});
 
 } // namespace treefold::model

@@ -26,7 +26,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace treefold::collective {
+namespace treefold::topology {
 
 /// A child of a position: the child's position and the range [subtree_begin, subtree_end)
 /// of positions its subtree covers.
@@ -311,4 +311,4 @@ int one_port_rounds(int p)
     return p <= 0 ? 0 : detail::one_port_finish<Shape>(Shape::root(p), p);
 }
 
-} // namespace treefold::collective
+} // namespace treefold::topology

@@ -6,9 +6,17 @@
 #include "treefold/layout/block_layout.hpp"
 #include "treefold/tree/decompose.hpp"
 
+#include <cstddef>
 #include <vector>
 
-namespace treefold::exchange {
+namespace treefold::layout {
+
+/// The direct exchange's send-buffer rules: exchange::direct runs with the defaults, and the
+/// message counts of layout/plan_messages.hpp replay them.
+struct direct_buffering {
+    std::size_t values_per_message = 4;   ///< a full buffer is flushed at once
+    index_t flush_before_elements = 64;   ///< a local node larger than this flushes first
+};
 
 /// A node and the rank it goes to (outbound) or comes from (incoming).
 struct routed_node {
@@ -31,10 +39,10 @@ struct direct_routes {
     std::vector<routed_node> incoming;
 
     direct_routes() = default;
-    direct_routes(const layout::block_layout& layout, int rank)
+    direct_routes(const block_layout& layout, int rank)
     {
         const treefold::tree::index_t n = layout.size();
-        const layout::block b = layout.block_of(rank);
+        const block b = layout.block_of(rank);
         s = b.start;
         e = b.end();
         finisher = n > 0 ? layout.owner(0) : 0;
@@ -61,6 +69,34 @@ struct direct_routes {
             }
         }
     }
+
+    /// After a failure: calls f(rank) once per run of outbound pieces from index `next_out`
+    /// on (the targets still owed a piece, each told once).
+    template <class F>
+    void for_each_owed_target(std::size_t next_out, F&& f) const
+    {
+        int last = -1;
+        for (std::size_t k = next_out; k < outbound.size(); ++k) {
+            if (outbound[k].rank != last) {
+                last = outbound[k].rank;
+                f(last);
+            }
+        }
+    }
+
+    /// After a failure: calls f(rank, first, count) per run of incoming pieces from index
+    /// `next_in` on (the sources that still owe this rank pieces [first, first + count)).
+    template <class F>
+    void for_each_owed_source(std::size_t next_in, F&& f) const
+    {
+        for (std::size_t k = next_in; k < incoming.size();) {
+            const std::size_t first = k;
+            while (k < incoming.size() && incoming[k].rank == incoming[first].rank) {
+                ++k;
+            }
+            f(incoming[first].rank, first, k - first);
+        }
+    }
 };
 
-} // namespace treefold::exchange
+} // namespace treefold::layout

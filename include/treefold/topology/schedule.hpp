@@ -26,7 +26,7 @@
 #include <string_view>
 #include <vector>
 
-namespace treefold::collective {
+namespace treefold::topology {
 
 /// An allreduce schedule (see the file comment for its meaning and text form).
 class schedule {
@@ -88,4 +88,4 @@ schedule recursive_doubling(int p);
 /// `limit` of them, in lexicographic order of the factor lists. p = 1 gives the empty schedule.
 std::vector<schedule> factorisations(int p, std::size_t limit = 100000);
 
-} // namespace treefold::collective
+} // namespace treefold::topology

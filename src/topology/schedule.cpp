@@ -1,6 +1,6 @@
 // Allreduce schedules: construction, text form, validation, recursive doubling and
-// factorisations (see include/treefold/collective/schedule.hpp).
-#include "treefold/collective/schedule.hpp"
+// factorisations (see include/treefold/topology/schedule.hpp).
+#include "treefold/topology/schedule.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -9,7 +9,7 @@
 #include <sstream>
 #include <stdexcept>
 
-namespace treefold::collective {
+namespace treefold::topology {
 
 namespace {
 
@@ -339,4 +339,4 @@ std::vector<schedule> factorisations(int p, std::size_t limit)
     return out;
 }
 
-} // namespace treefold::collective
+} // namespace treefold::topology

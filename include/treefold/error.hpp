@@ -1,0 +1,105 @@
+#pragma once
+/// treefold's one error vocabulary: why a collective call could not complete, how that
+/// travels between ranks (a fixed-size record, trivially copyable), and the one mapping from
+/// a failure to the exception every C++ entry point throws. No MPI here.
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <exception>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+namespace treefold {
+
+/// Why a call could not complete, as it travels between ranks.
+struct failure {
+    enum class code : std::int32_t {
+        none = 0,
+        local_size = 1, ///< a rank passed the wrong number of values (got, want)
+        op_threw = 2,   ///< the operator threw (text: its what(), truncated)
+        bad_buffer = 3  ///< C entry points: a null or aliased buffer on some rank
+    };
+    static constexpr std::size_t text_bytes = 96;
+
+    code what = code::none;
+    std::int32_t rank = -1;   ///< the rank where it happened (in the call's communicator)
+    std::uint64_t got = 0;    ///< local_size: the size that rank passed
+    std::uint64_t want = 0;   ///< local_size: the size its block has
+    char text[text_bytes] = {}; ///< op_threw: the exception's message, NUL-terminated
+
+    /// A wrong local size on `rank`.
+    static failure local_size(int rank, std::uint64_t got, std::uint64_t want)
+    {
+        failure f;
+        f.what = code::local_size;
+        f.rank = rank;
+        f.got = got;
+        f.want = want;
+        return f;
+    }
+
+    /// The exception `e` thrown by the operator on `rank` (its text kept, truncated).
+    static failure op_threw(int rank, const std::exception_ptr& e)
+    {
+        failure f;
+        f.what = code::op_threw;
+        f.rank = rank;
+        try {
+            std::rethrow_exception(e);
+        } catch (const std::exception& ex) {
+            const std::size_t n = std::min(std::strlen(ex.what()), text_bytes - 1);
+            std::memcpy(f.text, ex.what(), n);
+        } catch (...) {
+        }
+        return f;
+    }
+
+    /// The message every rank throws for this failure.
+    std::string message() const
+    {
+        switch (what) {
+        case code::local_size:
+            return "treefold: rank " + std::to_string(rank) + " passed " + std::to_string(got) +
+                   " local values but its block holds " + std::to_string(want);
+        case code::bad_buffer:
+            return "treefold: rank " + std::to_string(rank) + " passed an invalid buffer";
+        default: {
+            std::string m = "treefold: the reduction operator threw on rank " + std::to_string(rank);
+            if (text[0] != '\0') {
+                m += ": ";
+                m.append(text, std::find(text, text + text_bytes, '\0'));
+            }
+            return m;
+        }
+        }
+    }
+};
+
+/// Thrown on the ranks that learn of another rank's failure (the rank where the operator
+/// threw rethrows the operator's own exception).
+class remote_failure : public std::runtime_error {
+public:
+    explicit remote_failure(const failure& f) : std::runtime_error(f.message()), info(f) {}
+    /// The record as it arrived: code, originating rank, sizes, the operator's text.
+    failure info;
+};
+
+/// The one mapping from a finished call's errors to exceptions: this rank's own exception
+/// first, then a wrong local size (std::invalid_argument naming the rank and sizes), then any
+/// other failure (remote_failure). Returns normally when the call succeeded.
+inline void throw_if_failed(const std::optional<failure>& failed, const std::exception_ptr& own_error)
+{
+    if (own_error) {
+        std::rethrow_exception(own_error);
+    }
+    if (failed) {
+        if (failed->what == failure::code::local_size) {
+            throw std::invalid_argument(failed->message());
+        }
+        throw remote_failure(*failed);
+    }
+}
+
+} // namespace treefold

@@ -1,0 +1,27 @@
+#pragma once
+/// What an exchange plan's run() leaves on a rank, and the contract every plan meets.
+
+#include "treefold/error.hpp"
+#include "treefold/net/transport.hpp"
+
+#include <exception>
+#include <optional>
+
+namespace treefold::exchange {
+
+/// A call's outcome on one rank: a value, a failure, or (on most ranks mid-way) neither.
+template <class T>
+struct outcome {
+    std::optional<T> value;
+    std::optional<failure> failed;
+};
+
+/// An exchange plan for values of type T (Exchange::plan<T>), built once from the reducer's
+/// communicator and layout. run<Kernel>(local, op, failed, counters, own_error) computes this
+/// rank's block with the kernel and combines the frontiers across ranks; on return the
+/// finisher() rank's outcome holds the root or a failure (every rank's, when the plan declares
+/// `static constexpr bool result_everywhere = true`).
+template <class Plan>
+concept result_everywhere_plan = requires { requires Plan::result_everywhere; };
+
+} // namespace treefold::exchange

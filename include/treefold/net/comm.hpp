@@ -1,0 +1,32 @@
+#pragma once
+/// The private communicators treefold's collectives talk on, so that their messages never
+/// meet the caller's or another library's.
+
+#include <boost/mpi/communicator.hpp>
+#include <mpi.h>
+
+#include <stdexcept>
+#include <string>
+
+namespace treefold::net {
+
+/// The private duplicate of `comm` (errors return instead of aborting). Created on the first
+/// call with `comm` (collective: every rank of comm must call) and cached on `comm` as an
+/// attribute, freed when `comm` is freed; duplicates of `comm` get their own. Returns an MPI
+/// error code, MPI_SUCCESS when *out is set.
+int private_comm(MPI_Comm comm, MPI_Comm* out);
+
+/// The private communicator as a Boost.MPI communicator (not owning it); throws
+/// std::runtime_error if it cannot be created.
+inline boost::mpi::communicator private_communicator(const boost::mpi::communicator& comm)
+{
+    MPI_Comm dup = MPI_COMM_NULL;
+    const int rc = private_comm(static_cast<MPI_Comm>(comm), &dup);
+    if (rc != MPI_SUCCESS) {
+        throw std::runtime_error("treefold: could not duplicate the communicator (MPI error " +
+                                 std::to_string(rc) + ")");
+    }
+    return boost::mpi::communicator(dup, boost::mpi::comm_attach);
+}
+
+} // namespace treefold::net

@@ -1,0 +1,207 @@
+#pragma once
+/// The one transport of values between ranks, and the one framing of a failure.
+///
+/// - Values of a trivially copyable T travel as raw bytes; any other T through
+///   Boost.Serialization (a packed archive holding a count and the values). `codec<T>` is the
+///   only place that turns values into bytes and back.
+/// - A failure travels as an empty message tagged tag::failure followed by the failure record
+///   tagged tag::failure_record. The empty message fits any receive a peer has posted (typed
+///   or raw, pre-posted or probed), so every receiver learns of the failure from the tag and
+///   then takes the record. The success path carries no header.
+/// - A rank that cannot go on still sends exactly one such framed message wherever values were
+///   expected, so nobody is left waiting and no message is left for the next call.
+
+#include "treefold/error.hpp"
+#include "treefold/net/tags.hpp"
+
+#include <boost/mpi/communicator.hpp>
+#include <boost/mpi/packed_iarchive.hpp>
+#include <boost/mpi/packed_oarchive.hpp>
+#include <boost/serialization/vector.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <optional>
+#include <stdexcept>
+#include <type_traits>
+#include <vector>
+
+namespace treefold::net {
+
+/// Messages and bytes this rank sent during the last call.
+struct counters {
+    std::uint64_t messages = 0;
+    std::uint64_t bytes = 0;
+};
+
+[[noreturn]] inline void unexpected_size()
+{
+    throw std::logic_error("treefold: message of unexpected size (internal error)");
+}
+
+/// Values of type T to bytes and back.
+template <class T>
+struct codec {
+    static constexpr bool raw = std::is_trivially_copyable_v<T>;
+
+    /// Appends the encoding of values[0, n) to `out`.
+    static void append(const boost::mpi::communicator& comm, const T* values, std::size_t n, std::vector<char>& out)
+    {
+        if constexpr (raw) {
+            const std::size_t at = out.size();
+            out.resize(at + n * sizeof(T));
+            if (n > 0) {
+                std::memcpy(out.data() + at, static_cast<const void*>(values), n * sizeof(T));
+            }
+        } else {
+            boost::mpi::packed_oarchive archive(comm);
+            write(archive, values, n);
+            const auto* bytes = static_cast<const char*>(archive.address());
+            out.insert(out.end(), bytes, bytes + archive.size());
+        }
+    }
+
+    /// Decodes bytes [data, data + size) into out[0, max); returns the count. A count above
+    /// `max` or a ragged size is an internal error.
+    static std::size_t read(const boost::mpi::communicator& comm, const char* data, std::size_t size, T* out,
+                            std::size_t max)
+    {
+        if constexpr (raw) {
+            if (size % sizeof(T) != 0 || size / sizeof(T) > max) {
+                unexpected_size();
+            }
+            if (size > 0) {
+                std::memcpy(static_cast<void*>(out), data, size);
+            }
+            return size / sizeof(T);
+        } else {
+            boost::mpi::packed_iarchive archive(comm, size);
+            if (size > 0) {
+                std::memcpy(archive.address(), data, size);
+            }
+            return read(archive, out, max);
+        }
+    }
+
+    static void write(boost::mpi::packed_oarchive& archive, const T* values, std::size_t n)
+    {
+        const std::uint64_t count = n;
+        archive << count;
+        for (std::size_t i = 0; i < n; ++i) {
+            archive << values[i];
+        }
+    }
+
+    static std::size_t read(boost::mpi::packed_iarchive& archive, T* out, std::size_t max)
+    {
+        std::uint64_t n = 0;
+        archive >> n;
+        if (n > max) {
+            unexpected_size();
+        }
+        for (std::uint64_t i = 0; i < n; ++i) {
+            archive >> out[i];
+        }
+        return static_cast<std::size_t>(n);
+    }
+};
+
+/// Sends values[0, n) to `dest` as one message.
+template <class T>
+void send_values(const boost::mpi::communicator& comm, int dest, const T* values, std::size_t n, counters& count)
+{
+    if constexpr (codec<T>::raw) {
+        const auto bytes = n * sizeof(T);
+        comm.send(dest, tag::values, reinterpret_cast<const char*>(values), static_cast<int>(bytes));
+        count.bytes += bytes;
+    } else {
+        boost::mpi::packed_oarchive archive(comm);
+        codec<T>::write(archive, values, n);
+        comm.send(dest, tag::values, archive);
+        count.bytes += archive.size();
+    }
+    ++count.messages;
+}
+
+/// Sends a failure to `dest` where values were expected (counted as one message).
+inline void send_failure(const boost::mpi::communicator& comm, int dest, const failure& f, counters& count)
+{
+    comm.send(dest, tag::failure, static_cast<const char*>(nullptr), 0);
+    comm.send(dest, tag::failure_record, reinterpret_cast<const char*>(&f), static_cast<int>(sizeof f));
+    ++count.messages;
+    count.bytes += sizeof f;
+}
+
+/// Sends values[0, n) to `dest`, or the failure when there is one.
+template <class T>
+void send_values_or_failure(const boost::mpi::communicator& comm, int dest, const T* values, std::size_t n,
+                            const std::optional<failure>& failed, counters& count)
+{
+    if (failed) {
+        send_failure(comm, dest, *failed, count);
+    } else {
+        send_values(comm, dest, values, n, count);
+    }
+}
+
+/// The record that follows a tag::failure message from `source` (call after receiving it).
+inline failure take_failure_record(const boost::mpi::communicator& comm, int source)
+{
+    failure f;
+    comm.recv(source, tag::failure_record, reinterpret_cast<char*>(&f), static_cast<int>(sizeof f));
+    return f;
+}
+
+/// Receives one message from `source`: values (stored in out[0, n), n returned, at most
+/// `max`) or a failure (stored in `failed`, 0 returned).
+template <class T>
+std::size_t recv_values(const boost::mpi::communicator& comm, int source, T* out, std::size_t max,
+                        std::optional<failure>& failed)
+{
+    const boost::mpi::status st = comm.probe(source, boost::mpi::any_tag);
+    if (st.tag() == tag::failure) {
+        comm.recv(source, tag::failure);
+        failed = take_failure_record(comm, source);
+        return 0;
+    }
+    if constexpr (codec<T>::raw) {
+        const auto bytes = static_cast<std::size_t>(*st.template count<char>());
+        if (bytes % sizeof(T) != 0 || bytes / sizeof(T) > max) {
+            unexpected_size();
+        }
+        comm.recv(source, tag::values, reinterpret_cast<char*>(out), static_cast<int>(bytes));
+        return bytes / sizeof(T);
+    } else {
+        boost::mpi::packed_iarchive archive(comm);
+        comm.recv(source, tag::values, archive);
+        return codec<T>::read(archive, out, max);
+    }
+}
+
+/// n values of type T at `data` as the unit a broadcast or a tree walk moves: sends them (or
+/// a failure) and receives exactly n of them (fewer is a local_size failure of the sender).
+template <class T>
+struct values_channel {
+    const boost::mpi::communicator& comm;
+    counters& count;
+    T* data;
+    std::size_t n;
+
+    std::optional<failure> recv(int source)
+    {
+        std::optional<failure> failed;
+        const std::size_t got = recv_values(comm, source, data, n, failed);
+        if (!failed && got != n) {
+            failed = failure::local_size(source, got, n);
+        }
+        return failed;
+    }
+
+    void send(int dest, const std::optional<failure>& failed)
+    {
+        send_values_or_failure(comm, dest, data, n, failed, count);
+    }
+};
+
+} // namespace treefold::net
