@@ -154,11 +154,11 @@ private:
             R out{std::vector<T>(ro.k)};
             constexpr ops::builtin_kind kind = ops::builtin_kind_of<Op, T>;
             if constexpr (ops::is_builtin_type<T> && kind != ops::builtin_kind::none) {
-                static const auto fn = kernel::dispatch_detail::builtin_row_kernel<T, kind>();
-                fn(rows, len, ro.k, out.values.data(), kernel::dispatch_detail::row_scratch<T>(len, ro.k));
-            } else if constexpr (kernel::dispatch_detail::batch_callable<Op, T, xsimd::default_arch>) {
+                static const auto fn = kernel::detail::builtin_row_kernel<T, kind>();
+                fn(rows, len, ro.k, out.values.data(), kernel::detail::row_scratch<T>(len, ro.k));
+            } else if constexpr (kernel::detail::batch_callable<Op, T, xsimd::default_arch>) {
                 kernel::rows<xsimd::default_arch>::reduce(rows, len, ro.k, *ro.op, out.values.data(),
-                                                          kernel::dispatch_detail::row_scratch<T>(len, ro.k));
+                                                          kernel::detail::row_scratch<T>(len, ro.k));
             } else {
                 scalar_rows(rows, len, ro, out.values.data());
             }

@@ -33,7 +33,7 @@ namespace treefold::kernel {
 template <class Op>
 struct allow_simd : std::true_type {};
 
-namespace dispatch_detail {
+namespace detail {
 
 template <class T, ops::builtin_kind Kind>
 using builtin_fn = T (*)(const T*, std::uint64_t);
@@ -91,7 +91,7 @@ struct columnwise_of<ops::columnwise<Inner>> : std::true_type {
     using inner = Inner;
 };
 
-} // namespace dispatch_detail
+} // namespace detail
 
 /// Dispatching kernel policy (see the file comment); `Arch` is only used for operators
 /// without precompiled kernels.
@@ -103,7 +103,7 @@ struct dispatch {
     template <class T, class Op>
     static T reduce_node(const T* first, std::uint64_t len, Op& op)
     {
-        using namespace dispatch_detail;
+        using namespace detail;
         using O = std::remove_cv_t<Op>;
         constexpr ops::builtin_kind kind = ops::builtin_kind_of<O, T>;
         if constexpr (ops::is_builtin_type<T> && kind != ops::builtin_kind::none) {
