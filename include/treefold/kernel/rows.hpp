@@ -82,6 +82,8 @@ struct rows {
     static void reduce(const T* first, std::uint64_t len, std::size_t k, Op& op, T* out, T* scratch = nullptr)
     {
         buffer<T> own(scratch == nullptr ? scratch_size(len, k) : 0);
+        // row_tree itself is not templated on Arch, but these closures are local to
+        // rows<Arch>, so its instantiations here still carry the architecture's name.
         row_tree(len, k, scratch == nullptr ? own.data : scratch, out,
                  [first, k](std::uint64_t j, T*) { return first + j * k; },
                  [&op, k](T* left, const T* right) { combine(left, right, k, op); });
