@@ -116,49 +116,10 @@ private:
         static R reduce_node(const R* first, std::uint64_t len, row_op& ro)
         {
             const auto index = static_cast<std::size_t>(first - ro.anchors);
-            const T* rows = ro.data + index * ro.k;
             R out{std::vector<T>(ro.k)};
-            constexpr ops::builtin_kind kind = ops::builtin_kind_of<Op, T>;
-            if constexpr (ops::is_builtin_type<T> && kind != ops::builtin_kind::none) {
-                static const auto fn = kernel::dispatch_detail::builtin_row_kernel<T, kind>();
-                fn(rows, len, ro.k, out.values.data(), kernel::dispatch_detail::row_scratch<T>(len, ro.k));
-            } else if constexpr (kernel::dispatch_detail::batch_callable<Op, T, xsimd::default_arch>) {
-                kernel::rows<xsimd::default_arch>::reduce(rows, len, ro.k, *ro.op, out.values.data(),
-                                                          kernel::dispatch_detail::row_scratch<T>(len, ro.k));
-            } else {
-                scalar_rows(rows, len, ro, out.values.data());
-            }
+            kernel::detail::reduce_rows<xsimd::default_arch>(ro.data + index * ro.k, len, ro.k, *ro.op,
+                                                             out.values.data());
             return out;
-        }
-
-        /// The binary counter of kernel::scalar over whole rows.
-        static void scalar_rows(const T* rows, std::uint64_t len, row_op& ro, T* out)
-        {
-            const std::size_t k = ro.k;
-            std::vector<T> stack(static_cast<std::size_t>(std::bit_width(len) + 1) * k);
-            std::size_t depth = 0;
-            auto combine = [&](T* left, const T* right) {
-                for (std::size_t c = 0; c < k; ++c) {
-                    left[c] = (*ro.op)(std::as_const(left[c]), right[c]);
-                }
-            };
-            for (std::uint64_t j = 0; j < len; ++j) {
-                const T* r = rows + j * k;
-                int pairs = std::countr_zero(j + 1);
-                if (pairs == 0) {
-                    std::copy(r, r + k, stack.data() + depth * k);
-                    ++depth;
-                    continue;
-                }
-                combine(stack.data() + (depth - 1) * k, r);
-                for (--pairs; pairs > 0; --pairs, --depth) {
-                    combine(stack.data() + (depth - 2) * k, stack.data() + (depth - 1) * k);
-                }
-            }
-            for (; depth > 1; --depth) {
-                combine(stack.data() + (depth - 2) * k, stack.data() + (depth - 1) * k);
-            }
-            std::copy(stack.data(), stack.data() + k, out);
         }
     };
 

@@ -1,33 +1,22 @@
 #pragma once
-// Private to src/kernel: the table each per-architecture TU exports, and the macro that
-// fills it. Included by simd_<arch>.cpp (with that arch's flags) and dispatch.cpp (without).
+// Private to src/kernel: the precompiled kernels of every architecture, typed as
+// dispatch.hpp hands them out. Defined, and instantiated for every pair of
+// treefold/kernel/builtins.hpp, by simd_<arch>.cpp (with that arch's flags); dispatch.cpp
+// (without) only takes their addresses.
 
 #include "treefold/kernel/ops.hpp"
 
 #include <cstddef>
 #include <cstdint>
 
-namespace treefold::kernel::dispatch_detail {
+namespace treefold::kernel::detail {
 
-/// An erased function pointer (cast back to its real type by dispatch.cpp).
-using erased_fn = void (*)();
+/// simd<Arch>::reduce_node for the built-in (T, Kind): a builtin_fn<T, Kind>.
+template <class Arch, class T, ops::builtin_kind Kind>
+T node_kernel(const T* first, std::uint64_t len);
 
-/// Element types and operators in table order.
-enum class type_code : unsigned { f64 = 0, f32 = 1, i32 = 2, i64 = 3 };
-inline constexpr unsigned type_count = 4;
-inline constexpr unsigned kind_count = 4; // plus, multiplies, min, max
+/// rows<Arch>::reduce for the built-in (T, Kind): a row_fn<T>.
+template <class Arch, class T, ops::builtin_kind Kind>
+void row_kernel(const T* first, std::uint64_t len, std::size_t k, T* out, T* scratch);
 
-/// One architecture's precompiled kernels: node[type][kind] has type
-/// T (*)(const T*, std::uint64_t) and rows[type][kind] has type
-/// void (*)(const T*, std::uint64_t, std::size_t, T* out, T* scratch).
-struct arch_table {
-    const char* name;
-    erased_fn node[type_count][kind_count];
-    erased_fn rows[type_count][kind_count];
-};
-
-const arch_table& sse2_table() noexcept;
-const arch_table& avx2_table() noexcept;
-const arch_table& avx512f_table() noexcept;
-
-} // namespace treefold::kernel::dispatch_detail
+} // namespace treefold::kernel::detail

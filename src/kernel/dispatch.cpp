@@ -1,7 +1,8 @@
 // Runtime dispatch of the precompiled kernels: built without architecture flags, it asks
 // the CPU once which architectures it (and the OS) supports and hands out the best
-// architecture's function pointers. TREEFOLD_KERNEL_ARCH=sse2|avx2|avx512f in the
-// environment caps the choice (to exercise the fallbacks on an AVX-512 machine).
+// architecture's kernels (typed pointers to functions of simd_<arch>.cpp).
+// TREEFOLD_KERNEL_ARCH=sse2|avx2|avx512f in the environment caps the choice (to exercise
+// the fallbacks on an AVX-512 machine).
 #include "arch_kernels.hpp"
 #include "treefold/kernel/dispatch.hpp"
 
@@ -38,39 +39,33 @@ const cpu_features& features() noexcept
     return f;
 }
 
-const dispatch_detail::arch_table& chosen() noexcept
+/// The architecture kernel::best uses for built-in operators.
+enum class arch_id { sse2, avx2, avx512f };
+
+arch_id chosen() noexcept
 {
-    static const dispatch_detail::arch_table& table = [&]() -> const dispatch_detail::arch_table& {
+    static const arch_id id = [] {
         const char* cap = std::getenv("TREEFOLD_KERNEL_ARCH");
         const bool allow512 = cap == nullptr || std::strcmp(cap, "avx512f") == 0;
         const bool allow2 = allow512 || std::strcmp(cap, "avx2") == 0;
         if (allow512 && features().avx512f) {
-            return dispatch_detail::avx512f_table();
+            return arch_id::avx512f;
         }
         if (allow2 && features().avx2) {
-            return dispatch_detail::avx2_table();
+            return arch_id::avx2;
         }
-        return dispatch_detail::sse2_table();
+        return arch_id::sse2;
     }();
-    return table;
+    return id;
 }
 
-template <class T>
-constexpr dispatch_detail::type_code code_of()
+/// The one of the three that belongs to the chosen architecture.
+template <class V>
+V pick(V sse2, V avx2, V avx512f) noexcept
 {
-    using dispatch_detail::type_code;
-    if constexpr (std::is_same_v<T, double>) {
-        return type_code::f64;
-    } else if constexpr (std::is_same_v<T, float>) {
-        return type_code::f32;
-    } else if constexpr (std::is_same_v<T, std::int32_t>) {
-        return type_code::i32;
-    } else {
-        return type_code::i64;
-    }
+    const arch_id id = chosen();
+    return id == arch_id::avx512f ? avx512f : id == arch_id::avx2 ? avx2 : sse2;
 }
-
-constexpr unsigned kind_index(ops::builtin_kind k) { return static_cast<unsigned>(k) - 1; }
 
 } // namespace
 
@@ -91,38 +86,32 @@ bool simd_supported(const char* arch) noexcept
     return false;
 }
 
-const char* best_arch_name() noexcept { return chosen().name; }
+const char* best_arch_name() noexcept
+{
+    return pick(xsimd::sse2::name(), xsimd::avx2::name(), xsimd::avx512f::name());
+}
 
-namespace dispatch_detail {
+namespace detail {
 
 template <class T, ops::builtin_kind Kind>
 builtin_fn<T, Kind> builtin_kernel() noexcept
 {
-    const auto t = static_cast<unsigned>(code_of<T>());
-    return reinterpret_cast<builtin_fn<T, Kind>>(chosen().node[t][kind_index(Kind)]);
+    return pick(&node_kernel<xsimd::sse2, T, Kind>, &node_kernel<xsimd::avx2, T, Kind>,
+                &node_kernel<xsimd::avx512f, T, Kind>);
 }
 
 template <class T, ops::builtin_kind Kind>
 row_fn<T> builtin_row_kernel() noexcept
 {
-    const auto t = static_cast<unsigned>(code_of<T>());
-    return reinterpret_cast<row_fn<T>>(chosen().rows[t][kind_index(Kind)]);
+    return pick(&row_kernel<xsimd::sse2, T, Kind>, &row_kernel<xsimd::avx2, T, Kind>,
+                &row_kernel<xsimd::avx512f, T, Kind>);
 }
 
-#define TREEFOLD_DISPATCH_ONE(T, KIND)                                          \
-    template builtin_fn<T, ops::builtin_kind::KIND> builtin_kernel<T, ops::builtin_kind::KIND>() noexcept; \
-    template row_fn<T> builtin_row_kernel<T, ops::builtin_kind::KIND>() noexcept;
-#define TREEFOLD_DISPATCH_TYPE(T)          \
-    TREEFOLD_DISPATCH_ONE(T, plus)         \
-    TREEFOLD_DISPATCH_ONE(T, multiplies)   \
-    TREEFOLD_DISPATCH_ONE(T, min)          \
-    TREEFOLD_DISPATCH_ONE(T, max)
-TREEFOLD_DISPATCH_TYPE(double)
-TREEFOLD_DISPATCH_TYPE(float)
-TREEFOLD_DISPATCH_TYPE(std::int32_t)
-TREEFOLD_DISPATCH_TYPE(std::int64_t)
-#undef TREEFOLD_DISPATCH_TYPE
-#undef TREEFOLD_DISPATCH_ONE
+#define TREEFOLD_KERNEL_DISPATCH(T, OP)                                                                  \
+    template builtin_fn<T, ops::builtin_kind::OP> builtin_kernel<T, ops::builtin_kind::OP>() noexcept; \
+    template row_fn<T> builtin_row_kernel<T, ops::builtin_kind::OP>() noexcept;
+TREEFOLD_KERNEL_EACH(TREEFOLD_KERNEL_DISPATCH)
+#undef TREEFOLD_KERNEL_DISPATCH
 
-} // namespace dispatch_detail
+} // namespace detail
 } // namespace treefold::kernel

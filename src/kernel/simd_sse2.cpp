@@ -1,5 +1,4 @@
 // The sse2 instantiations of the SIMD kernels (built with this architecture's flags, see
 // sources.cmake). Called only after dispatch.cpp has checked the CPU supports sse2.
 #define TREEFOLD_ARCH sse2
-#define TREEFOLD_ARCH_TABLE sse2_table
 #include "arch_instantiate.hpp"

@@ -3,12 +3,10 @@
 /// one row, and the sum of a sequence of rows along the fixed tree. Element-wise xsimd
 /// operations only: lanes never mix, so vectorising changes no bits.
 
-#include "treefold/kernel/scalar.hpp"
+#include "treefold/kernel/rows.hpp"
 
 #include <xsimd/xsimd.hpp>
 
-#include <algorithm>
-#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -75,26 +73,18 @@ template <class T>
 void tree_row(std::span<T> out, std::size_t i, std::span<const T> a, std::size_t n, std::span<const T> b,
               std::size_t m, std::size_t k_count, std::vector<T>& stack)
 {
-    // A binary counter over k with rows as elements: after row k, ctz(k + 1) sibling pairs
-    // are complete; the rest is the clipped right edge, folded right to left.
+    if (k_count == 0) {
+        return;
+    }
     stack.resize(65 * m);
-    std::size_t depth = 0;
-    auto row = [&](std::size_t d) { return std::span<T>(stack.data() + d * m, m); };
-    for (std::size_t k = 0; k < k_count; ++k) {
-        scaled_row<T>(row(depth), a[k * n + i], b.subspan(k * m, m));
-        ++depth;
-        for (int pairs = std::countr_zero(static_cast<std::uint64_t>(k + 1)); pairs > 0; --pairs) {
-            add_rows<T>(row(depth - 2), row(depth - 1));
-            --depth;
-        }
-    }
-    while (depth > 1) {
-        add_rows<T>(row(depth - 2), row(depth - 1));
-        --depth;
-    }
-    if (depth == 1) {
-        std::copy_n(row(0).begin(), m, out.begin());
-    }
+    kernel::row_tree(
+        k_count, m, stack.data(), out.data(),
+        [&](std::uint64_t k, T* spare) {
+            const auto kk = static_cast<std::size_t>(k);
+            scaled_row<T>(std::span<T>(spare, m), a[kk * n + i], b.subspan(kk * m, m));
+            return spare;
+        },
+        [m](T* left, const T* right) { add_rows<T>(std::span<T>(left, m), std::span<const T>(right, m)); });
 }
 
 } // namespace treefold::dsop

@@ -25,6 +25,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace treefold::kernel {
@@ -33,7 +34,7 @@ namespace treefold::kernel {
 template <class Op>
 struct allow_simd : std::true_type {};
 
-namespace dispatch_detail {
+namespace detail {
 
 template <class T, ops::builtin_kind Kind>
 using builtin_fn = T (*)(const T*, std::uint64_t);
@@ -91,7 +92,31 @@ struct columnwise_of<ops::columnwise<Inner>> : std::true_type {
     using inner = Inner;
 };
 
-} // namespace dispatch_detail
+/// out[c] = the tree over column c of the `len` rows of `k` values at `first`: the
+/// precompiled row kernel for a built-in operator, rows<Arch> for another operator callable
+/// on batches, row_tree with scalar operator calls otherwise.
+template <class Arch, class T, class Op>
+void reduce_rows(const T* first, std::uint64_t len, std::size_t k, Op& op, T* out)
+{
+    using O = std::remove_cv_t<Op>;
+    constexpr ops::builtin_kind kind = ops::builtin_kind_of<O, T>;
+    T* const scratch = row_scratch<T>(len, k);
+    if constexpr (ops::is_builtin_type<T> && kind != ops::builtin_kind::none) {
+        static const row_fn<T> fn = builtin_row_kernel<T, kind>();
+        fn(first, len, k, out, scratch);
+    } else if constexpr (batch_callable<O, T, Arch>) {
+        rows<Arch>::reduce(first, len, k, op, out, scratch);
+    } else {
+        row_tree(len, k, scratch, out, [first, k](std::uint64_t j, T*) { return first + j * k; },
+                 [&op, k](T* left, const T* right) {
+                     for (std::size_t c = 0; c < k; ++c) {
+                         left[c] = op(std::as_const(left[c]), right[c]);
+                     }
+                 });
+    }
+}
+
+} // namespace detail
 
 /// Dispatching kernel policy (see the file comment); `Arch` is only used for operators
 /// without precompiled kernels.
@@ -103,29 +128,18 @@ struct dispatch {
     template <class T, class Op>
     static T reduce_node(const T* first, std::uint64_t len, Op& op)
     {
-        using namespace dispatch_detail;
+        using namespace detail;
         using O = std::remove_cv_t<Op>;
         constexpr ops::builtin_kind kind = ops::builtin_kind_of<O, T>;
         if constexpr (ops::is_builtin_type<T> && kind != ops::builtin_kind::none) {
             static const builtin_fn<T, kind> fn = builtin_kernel<T, kind>();
             return fn(first, len);
         } else if constexpr (row_of<T>::value && columnwise_of<O>::value) {
-            using U = typename row_of<T>::value_type;
-            static_assert(sizeof(T) == sizeof(U) * row_of<T>::columns, "rows must be contiguous");
-            constexpr ops::builtin_kind inner = ops::builtin_kind_of<typename columnwise_of<O>::inner, U>;
-            if constexpr (ops::is_builtin_type<U> && inner != ops::builtin_kind::none) {
-                static const row_fn<U> fn = builtin_row_kernel<U, inner>();
-                T out;
-                fn(first->data(), len, row_of<T>::columns, out.data(), row_scratch<U>(len, row_of<T>::columns));
-                return out;
-            } else if constexpr (batch_callable<typename columnwise_of<O>::inner, U, Arch>) {
-                T out;
-                rows<Arch>::reduce(first->data(), len, row_of<T>::columns, op.op, out.data(),
-                                   row_scratch<U>(len, row_of<T>::columns));
-                return out;
-            } else {
-                return scalar::reduce_node(first, len, op);
-            }
+            static_assert(sizeof(T) == sizeof(typename row_of<T>::value_type) * row_of<T>::columns,
+                          "rows must be contiguous");
+            T out;
+            reduce_rows<Arch>(first->data(), len, row_of<T>::columns, op.op, out.data());
+            return out;
         } else if constexpr (batch_callable<O, T, Arch>) {
             return simd<Arch>::reduce_node(first, len, op);
         } else {

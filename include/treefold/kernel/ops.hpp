@@ -6,6 +6,8 @@
 /// std::multiplies of the element type) and route them to the precompiled per-architecture
 /// instantiations; any other operator callable on batches takes the header-only SIMD path.
 
+#include "treefold/kernel/builtins.hpp"
+
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -100,30 +102,30 @@ struct columnwise {
 };
 
 /// Which built-in operator a functor is, for element type T (none for anything else).
-enum class builtin_kind { none, plus, multiplies, min, max };
+#define TREEFOLD_KERNEL_ENUMERATOR(A, OP) , OP
+enum class builtin_kind { none TREEFOLD_KERNEL_OPS(TREEFOLD_KERNEL_ENUMERATOR, ) };
+#undef TREEFOLD_KERNEL_ENUMERATOR
 
 template <class Op, class T>
 inline constexpr builtin_kind builtin_kind_of = builtin_kind::none;
-template <class T>
-inline constexpr builtin_kind builtin_kind_of<plus, T> = builtin_kind::plus;
+#define TREEFOLD_KERNEL_KIND_OF(A, OP) \
+    template <class T>                 \
+    inline constexpr builtin_kind builtin_kind_of<OP, T> = builtin_kind::OP;
+TREEFOLD_KERNEL_OPS(TREEFOLD_KERNEL_KIND_OF, )
+#undef TREEFOLD_KERNEL_KIND_OF
 template <class T>
 inline constexpr builtin_kind builtin_kind_of<std::plus<T>, T> = builtin_kind::plus;
 template <class T>
 inline constexpr builtin_kind builtin_kind_of<std::plus<>, T> = builtin_kind::plus;
 template <class T>
-inline constexpr builtin_kind builtin_kind_of<multiplies, T> = builtin_kind::multiplies;
-template <class T>
 inline constexpr builtin_kind builtin_kind_of<std::multiplies<T>, T> = builtin_kind::multiplies;
 template <class T>
 inline constexpr builtin_kind builtin_kind_of<std::multiplies<>, T> = builtin_kind::multiplies;
-template <class T>
-inline constexpr builtin_kind builtin_kind_of<min, T> = builtin_kind::min;
-template <class T>
-inline constexpr builtin_kind builtin_kind_of<max, T> = builtin_kind::max;
 
 /// Element types with precompiled kernels.
+#define TREEFOLD_KERNEL_IS_SAME(T, U) || std::is_same_v<T, U>
 template <class T>
-inline constexpr bool is_builtin_type = std::is_same_v<T, double> || std::is_same_v<T, float> ||
-                                        std::is_same_v<T, std::int32_t> || std::is_same_v<T, std::int64_t>;
+inline constexpr bool is_builtin_type = false TREEFOLD_KERNEL_TYPES(TREEFOLD_KERNEL_IS_SAME, T);
+#undef TREEFOLD_KERNEL_IS_SAME
 
 } // namespace treefold::ops

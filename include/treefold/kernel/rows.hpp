@@ -18,11 +18,57 @@
 
 namespace treefold::kernel {
 
-/// Row kernel policy on xsimd architecture `Arch`.
+/// The binary counter of kernel::scalar with rows of k values as elements: the one tree walk
+/// of every row kernel (rows<Arch>, row_reducer's scalar fallback, dsop's tree rows).
+/// `row(j, spare)` returns row j: a pointer to it, or `spare` (room for k values) after
+/// writing it there. `combine(left, right)` sets left[c] = op(left[c], right[c]) for every
+/// column c. `stack` holds rows<Arch>::scratch_size(len, k) values (any Arch); out receives
+/// the k values of the root (len > 0, k > 0, out outside the stack).
+template <class T, class Row, class Combine>
+void row_tree(std::uint64_t len, std::size_t k, T* stack, T* out, Row&& row, Combine&& combine)
+{
+    assert(len > 0 && k > 0);
+    std::size_t depth = 0;
+    auto slot = [&](std::size_t d) { return stack + d * k; };
+    auto copy = [k](const T* from, T* to) {
+        for (std::size_t c = 0; c < k; ++c) {
+            to[c] = from[c];
+        }
+    };
+    for (std::uint64_t j = 0; j < len; ++j) {
+        const T* next = row(j, slot(depth));
+        int pairs = std::countr_zero(j + 1);
+        if (pairs == 0) {
+            if (next != slot(depth)) {
+                copy(next, slot(depth));
+            }
+            ++depth;
+            continue;
+        }
+        // The new row is a right child: combine into its left sibling in place, then keep
+        // climbing while the result is a right child too.
+        combine(slot(depth - 1), next);
+        for (--pairs; pairs > 0; --pairs) {
+            combine(slot(depth - 2), slot(depth - 1));
+            --depth;
+        }
+    }
+    // Clipped right edge: fold the pending nodes right to left (pass-through rule).
+    while (depth > 1) {
+        combine(slot(depth - 2), slot(depth - 1));
+        --depth;
+    }
+    copy(slot(0), out);
+}
+
+/// Row kernel policy on xsimd architecture `Arch`: row_tree with W columns per operator
+/// call.
 template <class Arch>
 struct rows {
-    /// Values of scratch space reduce() needs for len rows of k values: one row per tree
-    /// level that can be pending (the binary counter's stack).
+    /// Values of scratch space reduce() and row_tree need for len rows of k values: one row
+    /// per tree level that can be pending (the binary counter's stack, the spare row
+    /// included). A member, not a free function: code instantiated in a per-architecture TU
+    /// must be templated on Arch (see below).
     static constexpr std::size_t scratch_size(std::uint64_t len, std::size_t k)
     {
         return (static_cast<std::size_t>(std::bit_width(len)) + 1) * k;
@@ -35,33 +81,12 @@ struct rows {
     template <class T, class Op>
     static void reduce(const T* first, std::uint64_t len, std::size_t k, Op& op, T* out, T* scratch = nullptr)
     {
-        assert(len > 0 && k > 0);
         buffer<T> own(scratch == nullptr ? scratch_size(len, k) : 0);
-        T* const stack = scratch == nullptr ? own.data : scratch;
-        std::size_t depth = 0;
-        auto slot = [&](std::size_t d) { return stack + d * k; };
-        for (std::uint64_t j = 0; j < len; ++j) {
-            const T* row = first + j * k;
-            int pairs = std::countr_zero(j + 1);
-            if (pairs == 0) {
-                copy(row, k, slot(depth));
-                ++depth;
-                continue;
-            }
-            // The new row is a right child: combine into its left sibling in place, then
-            // keep climbing while the result is a right child too.
-            combine(slot(depth - 1), row, k, op);
-            for (--pairs; pairs > 0; --pairs) {
-                combine(slot(depth - 2), slot(depth - 1), k, op);
-                --depth;
-            }
-        }
-        // Clipped right edge: fold the pending nodes right to left (pass-through rule).
-        while (depth > 1) {
-            combine(slot(depth - 2), slot(depth - 1), k, op);
-            --depth;
-        }
-        copy(slot(0), k, out);
+        // row_tree itself is not templated on Arch, but these closures are local to
+        // rows<Arch>, so its instantiations here still carry the architecture's name.
+        row_tree(len, k, scratch == nullptr ? own.data : scratch, out,
+                 [first, k](std::uint64_t j, T*) { return first + j * k; },
+                 [&op, k](T* left, const T* right) { combine(left, right, k, op); });
     }
 
 private:
@@ -75,14 +100,6 @@ private:
         ~buffer() { delete[] data; }
         T* data;
     };
-
-    template <class T>
-    static void copy(const T* from, std::size_t k, T* to)
-    {
-        for (std::size_t c = 0; c < k; ++c) {
-            to[c] = from[c];
-        }
-    }
 
     /// left[c] = op(left[c], right[c]) for every column c.
     template <class T, class Op>

@@ -4,11 +4,11 @@
 ///
 /// This header only declares the kernel; it needs no architecture flags. The definition is
 /// in simd_impl.hpp and must be compiled with the architecture's flags. libtreefold.a holds
-/// the instantiations for the built-in operators (ops::plus, multiplies, min, max) and
-/// element types (double, float, int32, int64) for sse2, avx2 and avx512f, one translation
-/// unit per architecture; the extern declarations below keep other translation units from
-/// instantiating them again. Call an instantiation only on a CPU that has the architecture
-/// (see simd_supported); kernel::best does that check for you.
+/// the instantiations for the built-in operators and element types (builtins.hpp) for
+/// sse2, avx2 and avx512f, one translation unit per architecture; the extern declarations
+/// below keep other translation units from instantiating them again. Call an instantiation
+/// only on a CPU that has the architecture (see simd_supported); kernel::best does that
+/// check for you.
 
 #include "treefold/kernel/ops.hpp"
 
@@ -45,26 +45,12 @@ bool simd_supported() noexcept
     return simd_supported(Arch::name());
 }
 
-// Precompiled in src/kernel/simd_<arch>.cpp.
-#define TREEFOLD_KERNEL_EXTERN_ONE(ARCH, T, OP) \
-    extern template T simd<xsimd::ARCH>::reduce_node<T, ops::OP>(const T*, std::uint64_t, ops::OP&);
-#define TREEFOLD_KERNEL_EXTERN_TYPE(ARCH, T)        \
-    TREEFOLD_KERNEL_EXTERN_ONE(ARCH, T, plus)       \
-    TREEFOLD_KERNEL_EXTERN_ONE(ARCH, T, multiplies) \
-    TREEFOLD_KERNEL_EXTERN_ONE(ARCH, T, min)        \
-    TREEFOLD_KERNEL_EXTERN_ONE(ARCH, T, max)
-#define TREEFOLD_KERNEL_EXTERN_ARCH(ARCH)               \
-    TREEFOLD_KERNEL_EXTERN_TYPE(ARCH, double)           \
-    TREEFOLD_KERNEL_EXTERN_TYPE(ARCH, float)            \
-    TREEFOLD_KERNEL_EXTERN_TYPE(ARCH, std::int32_t)     \
-    TREEFOLD_KERNEL_EXTERN_TYPE(ARCH, std::int64_t)
-
-TREEFOLD_KERNEL_EXTERN_ARCH(sse2)
-TREEFOLD_KERNEL_EXTERN_ARCH(avx2)
-TREEFOLD_KERNEL_EXTERN_ARCH(avx512f)
-
-#undef TREEFOLD_KERNEL_EXTERN_ARCH
-#undef TREEFOLD_KERNEL_EXTERN_TYPE
-#undef TREEFOLD_KERNEL_EXTERN_ONE
+// Precompiled in src/kernel/simd_<arch>.cpp for every pair of builtins.hpp.
+#define TREEFOLD_KERNEL_EXTERN(T, OP)                                                                    \
+    extern template T simd<xsimd::sse2>::reduce_node<T, ops::OP>(const T*, std::uint64_t, ops::OP&);    \
+    extern template T simd<xsimd::avx2>::reduce_node<T, ops::OP>(const T*, std::uint64_t, ops::OP&);    \
+    extern template T simd<xsimd::avx512f>::reduce_node<T, ops::OP>(const T*, std::uint64_t, ops::OP&);
+TREEFOLD_KERNEL_EACH(TREEFOLD_KERNEL_EXTERN)
+#undef TREEFOLD_KERNEL_EXTERN
 
 } // namespace treefold::kernel

@@ -1,0 +1,57 @@
+#pragma once
+/// The avx2 lane moves of the SIMD kernels: butterfly steps on 64-bit lanes in native
+/// unpacks and 128-bit half permutes.
+/// Part of simd_impl.hpp; compiled to something only in translation units built with the
+/// architecture's flags (XSIMD_WITH_AVX2).
+
+#include <xsimd/xsimd.hpp>
+
+#include <cstddef>
+#include <type_traits>
+
+namespace treefold::kernel::detail {
+
+/// The operands of one butterfly step at stride H (defined, generically, in simd_impl.hpp).
+template <class T, class Arch, std::size_t H>
+struct butterfly;
+
+#if XSIMD_WITH_AVX2
+/// avx2, 64-bit lanes: stride 1 is unpacklo/unpackhi, stride 2 a 128-bit half permute.
+template <class T, std::size_t H>
+    requires(sizeof(T) == 8)
+struct butterfly<T, xsimd::avx2, H> {
+    static constexpr bool uses_mask = false;
+    using batch = xsimd::batch<T, xsimd::avx2>;
+    template <class Mask>
+    static void apply(const batch& a, const batch& b, const Mask&, batch& e, batch& o)
+    {
+        const __m256d ad = bits(a);
+        const __m256d bd = bits(b);
+        if constexpr (H == 1) {
+            e = from(_mm256_unpacklo_pd(ad, bd)); // a0 b0 a2 b2
+            o = from(_mm256_unpackhi_pd(ad, bd)); // a1 b1 a3 b3
+        } else {
+            e = from(_mm256_permute2f128_pd(ad, bd, 0x20)); // a0 a1 b0 b1
+            o = from(_mm256_permute2f128_pd(ad, bd, 0x31)); // a2 a3 b2 b3
+        }
+    }
+    static __m256d bits(const batch& x)
+    {
+        if constexpr (std::is_same_v<T, double>) {
+            return x;
+        } else {
+            return _mm256_castsi256_pd(x);
+        }
+    }
+    static batch from(__m256d x)
+    {
+        if constexpr (std::is_same_v<T, double>) {
+            return x;
+        } else {
+            return _mm256_castpd_si256(x);
+        }
+    }
+};
+#endif
+
+} // namespace treefold::kernel::detail

@@ -1,0 +1,133 @@
+#pragma once
+/// The avx512f lane moves of the SIMD kernels: butterfly steps in native two-source
+/// permutes and shuffles, and the main loop's register load.
+/// Part of simd_impl.hpp; compiled to something only in translation units built with the
+/// architecture's flags (XSIMD_WITH_AVX512F).
+
+#include <xsimd/xsimd.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+namespace treefold::kernel::detail {
+
+/// The operands of one butterfly step at stride H (defined, generically, in simd_impl.hpp).
+template <class T, class Arch, std::size_t H>
+struct butterfly;
+
+#if XSIMD_WITH_AVX512F
+/// avx512f: e and o each in one non-destructive instruction: unpack for stride 1 (64-bit
+/// lanes), a 128-bit block shuffle for the top stride, a two-source permute otherwise.
+/// (Merge-masked one-register permutes also work, but destroy their source, and the
+/// compiler then loads every input twice.)
+template <class T, std::size_t H>
+    requires(sizeof(T) == 8)
+struct butterfly<T, xsimd::avx512f, H> {
+    static constexpr bool uses_mask = false;
+    using batch = xsimd::batch<T, xsimd::avx512f>;
+    template <class Mask>
+    static void apply(const batch& a, const batch& b, const Mask&, batch& e, batch& o)
+    {
+        const __m512d ad = bits(a);
+        const __m512d bd = bits(b);
+        if constexpr (H == 1) {
+            e = from(_mm512_unpacklo_pd(ad, bd)); // a0 b0 a2 b2 ...
+            o = from(_mm512_unpackhi_pd(ad, bd)); // a1 b1 a3 b3 ...
+        } else if constexpr (H == 2) {
+            // lanes 0..7 of a, 8..15 of b
+            e = from(_mm512_permutex2var_pd(ad, _mm512_setr_epi64(0, 1, 8, 9, 4, 5, 12, 13), bd));
+            o = from(_mm512_permutex2var_pd(ad, _mm512_setr_epi64(2, 3, 10, 11, 6, 7, 14, 15), bd));
+        } else {
+            e = from(_mm512_shuffle_f64x2(ad, bd, 0x44)); // a0-3 b0-3
+            o = from(_mm512_shuffle_f64x2(ad, bd, 0xEE)); // a4-7 b4-7
+        }
+    }
+    static __m512d bits(const batch& x)
+    {
+        if constexpr (std::is_same_v<T, double>) {
+            return x;
+        } else {
+            return _mm512_castsi512_pd(x);
+        }
+    }
+    static batch from(__m512d x)
+    {
+        if constexpr (std::is_same_v<T, double>) {
+            return x;
+        } else {
+            return _mm512_castpd_si512(x);
+        }
+    }
+};
+
+template <class T, std::size_t H>
+    requires(sizeof(T) == 4)
+struct butterfly<T, xsimd::avx512f, H> {
+    static constexpr bool uses_mask = false;
+    using batch = xsimd::batch<T, xsimd::avx512f>;
+    /// Two-source permute indices: lane l of e takes a_l where bit H of l is clear and
+    /// b_{l^H} (index 16 + (l^H)) where it is set; o takes a_{l^H} and b_l.
+    static __m512i index(bool right)
+    {
+        alignas(64) std::int32_t idx[16];
+        for (int l = 0; l < 16; ++l) {
+            const bool high = (l & static_cast<int>(H)) != 0;
+            const int partner = l ^ static_cast<int>(H);
+            idx[l] = right ? (high ? 16 + l : partner) : (high ? 16 + partner : l);
+        }
+        return _mm512_load_si512(idx);
+    }
+    template <class Mask>
+    static void apply(const batch& a, const batch& b, const Mask&, batch& e, batch& o)
+    {
+        const __m512 af = bits(a);
+        const __m512 bf = bits(b);
+        if constexpr (H == 8) {
+            e = from(_mm512_shuffle_f32x4(af, bf, 0x44)); // a0-7 b0-7
+            o = from(_mm512_shuffle_f32x4(af, bf, 0xEE)); // a8-15 b8-15
+        } else {
+            e = from(_mm512_permutex2var_ps(af, index(false), bf));
+            o = from(_mm512_permutex2var_ps(af, index(true), bf));
+        }
+    }
+    static __m512 bits(const batch& x)
+    {
+        if constexpr (std::is_same_v<T, float>) {
+            return x;
+        } else {
+            return _mm512_castsi512_ps(x);
+        }
+    }
+    static batch from(__m512 x)
+    {
+        if constexpr (std::is_same_v<T, float>) {
+            return x;
+        } else {
+            return _mm512_castps_si512(x);
+        }
+    }
+};
+
+/// The main loop's register load on avx512f: two 256-bit loads joined. Most input is not
+/// 64-byte aligned (malloc returns 16-byte alignment), and then every 512-bit load
+/// straddles two cache lines, which costs ~20 % when streaming from memory on this machine
+/// (doc/performance.md). The lanes, and so the bits, are those of one unaligned load.
+template <class T, class Arch>
+    requires std::is_same_v<Arch, xsimd::avx512f>
+xsimd::batch<T, Arch> stream_load(const T* p)
+{
+    const __m512i joined =
+        _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p))),
+                           _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p) + 1), 1);
+    if constexpr (std::is_same_v<T, double>) {
+        return _mm512_castsi512_pd(joined);
+    } else if constexpr (std::is_same_v<T, float>) {
+        return _mm512_castsi512_ps(joined);
+    } else {
+        return joined;
+    }
+}
+#endif
+
+} // namespace treefold::kernel::detail
