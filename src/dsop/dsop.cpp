@@ -1,5 +1,6 @@
 #include "treefold/dsop/dsop.hpp"
 
+#include "treefold/collective/all_gatherv.hpp"
 #include "treefold/collective/allreduce.hpp"
 #include "treefold/dsop/row_kernels.hpp"
 #include "treefold/layout/distribution.hpp"
@@ -175,18 +176,14 @@ void sum_outer_products(const mpi::communicator& comm, std::span<const T> a, std
         for (int r = 0; r < comm.rank(); ++r) {
             first += static_cast<std::size_t>(rows[static_cast<std::size_t>(r)]);
         }
-        // This rank's rows go straight to their place in g; the gather then fills the rest in
-        // place (raw MPI: Boost.MPI's all_gatherv has no in-place form).
+        // This rank's rows go straight to their place in g; the gather then fills the rest.
         const std::size_t mine = static_cast<std::size_t>(rows[static_cast<std::size_t>(comm.rank())]) * m;
         compute_rows<T>(g.subspan(first * m, mine), first, all_a, all_b, n, m, shape.total_pairs, order);
         std::vector<int> sizes(rows.size());
-        std::vector<int> displs(rows.size());
         for (std::size_t r = 0; r < rows.size(); ++r) {
             sizes[r] = rows[r] * static_cast<int>(m);
-            displs[r] = r == 0 ? 0 : displs[r - 1] + sizes[r - 1];
         }
-        MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, g.data(), sizes.data(), displs.data(),
-                       mpi::get_mpi_datatype<T>(), static_cast<MPI_Comm>(comm));
+        collective::all_gatherv_in_place(comm, g, sizes);
         return;
     }
     }
