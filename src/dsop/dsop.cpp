@@ -1,12 +1,13 @@
 #include "treefold/dsop/dsop.hpp"
 
+#include "treefold/collective/all_gatherv.hpp"
+#include "treefold/collective/allreduce.hpp"
 #include "treefold/dsop/row_kernels.hpp"
 #include "treefold/layout/distribution.hpp"
 
 #include <boost/mpi/collectives/all_gather.hpp>
 #include <boost/mpi/collectives/all_gatherv.hpp>
 #include <boost/mpi/collectives/all_reduce.hpp>
-#include <boost/mpi/nonblocking.hpp>
 
 #include <algorithm>
 #include <array>
@@ -144,46 +145,6 @@ std::vector<int> balanced(std::size_t total, int p)
     return {counts.begin(), counts.end()};
 }
 
-/// Ring reduce-scatter then ring allgather of g (sum), chunks balanced over the ranks.
-template <class T>
-void ring_allreduce_sum(const mpi::communicator& comm, std::span<T> g)
-{
-    const int p = comm.size();
-    if (p == 1) {
-        return;
-    }
-    const auto counts = balanced(g.size(), p);
-    std::vector<std::size_t> offsets(static_cast<std::size_t>(p) + 1, 0);
-    for (int r = 0; r < p; ++r) {
-        offsets[static_cast<std::size_t>(r) + 1] = offsets[static_cast<std::size_t>(r)] + static_cast<std::size_t>(counts[static_cast<std::size_t>(r)]);
-    }
-    auto chunk = [&](int c) {
-        const auto i = static_cast<std::size_t>((c % p + p) % p);
-        return g.subspan(offsets[i], offsets[i + 1] - offsets[i]);
-    };
-    const int me = comm.rank();
-    const int right = (me + 1) % p;
-    const int left = (me + p - 1) % p;
-    std::vector<T> incoming(*std::max_element(counts.begin(), counts.end()));
-    // Reduce-scatter: after step s, chunk me - s - 1 holds the sum of s + 2 ranks' parts.
-    for (int s = 0; s < p - 1; ++s) {
-        const auto out = chunk(me - s);
-        const auto in = chunk(me - s - 1);
-        mpi::request send = comm.isend(right, 0, out.data(), static_cast<int>(out.size()));
-        comm.recv(left, 0, incoming.data(), static_cast<int>(in.size()));
-        send.wait();
-        add_rows<T>(in, std::span<const T>(incoming.data(), in.size()));
-    }
-    // Allgather: rank me owns the finished chunk me + 1; pass finished chunks around.
-    for (int s = 0; s < p - 1; ++s) {
-        const auto out = chunk(me + 1 - s);
-        const auto in = chunk(me - s);
-        mpi::request send = comm.isend(right, 1, out.data(), static_cast<int>(out.size()));
-        comm.recv(left, 1, in.data(), static_cast<int>(in.size()));
-        send.wait();
-    }
-}
-
 } // namespace
 
 template <class T>
@@ -199,7 +160,7 @@ void sum_outer_products(const mpi::communicator& comm, std::span<const T> a, std
     }
     case algorithm::allreduce_ring:
         local_outer_products<T>(g, a, b, n, m);
-        ring_allreduce_sum<T>(comm, g);
+        collective::ring_allreduce(comm, g, std::plus<T>());
         return;
     case algorithm::allgather: {
         std::vector<T> all_a, all_b;
@@ -215,18 +176,14 @@ void sum_outer_products(const mpi::communicator& comm, std::span<const T> a, std
         for (int r = 0; r < comm.rank(); ++r) {
             first += static_cast<std::size_t>(rows[static_cast<std::size_t>(r)]);
         }
-        // This rank's rows go straight to their place in g; the gather then fills the rest in
-        // place (raw MPI: Boost.MPI's all_gatherv has no in-place form).
+        // This rank's rows go straight to their place in g; the gather then fills the rest.
         const std::size_t mine = static_cast<std::size_t>(rows[static_cast<std::size_t>(comm.rank())]) * m;
         compute_rows<T>(g.subspan(first * m, mine), first, all_a, all_b, n, m, shape.total_pairs, order);
         std::vector<int> sizes(rows.size());
-        std::vector<int> displs(rows.size());
         for (std::size_t r = 0; r < rows.size(); ++r) {
             sizes[r] = rows[r] * static_cast<int>(m);
-            displs[r] = r == 0 ? 0 : displs[r - 1] + sizes[r - 1];
         }
-        MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, g.data(), sizes.data(), displs.data(),
-                       mpi::get_mpi_datatype<T>(), static_cast<MPI_Comm>(comm));
+        collective::all_gatherv_in_place(comm, g, sizes);
         return;
     }
     }

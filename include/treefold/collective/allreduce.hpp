@@ -165,9 +165,12 @@ void exchange_bytes(const boost::mpi::communicator& comm, int to, const T* send,
     boost::mpi::wait_all(reqs, reqs + 2);
 }
 
+/// Start of ring chunk i of n values over p ranks: n / p each, the remainder one extra on the
+/// lowest chunks (layout::even_lower's split).
 inline std::size_t chunk_start(std::size_t n, int p, int i)
 {
-    return n * static_cast<std::size_t>(i) / static_cast<std::size_t>(p);
+    const auto ui = static_cast<std::size_t>(i);
+    return ui * (n / static_cast<std::size_t>(p)) + std::min(ui, n % static_cast<std::size_t>(p));
 }
 
 } // namespace detail

@@ -14,7 +14,7 @@ namespace treefold::dsop {
 enum class algorithm {
     allgather,               ///< gather all pairs, every rank sums all outer products
     allreduce,               ///< local outer products, MPI_Allreduce (library) of the n x m matrices
-    allreduce_ring,          ///< local outer products, treefold's ring reduce-scatter + allgather
+    allreduce_ring,          ///< local outer products, collective::ring_allreduce
     generalized_rabenseifner ///< gather all pairs, each rank computes a block of rows, allgatherv
 };
 
