@@ -26,6 +26,7 @@
 ///   the same n, root and shape, as with MPI_Reduce.
 
 #include "treefold/collective/tree_shape.hpp"
+#include "treefold/concepts.hpp"
 #include "treefold/exchange/wire.hpp"
 
 #include <boost/mpi/communicator.hpp>
@@ -243,7 +244,7 @@ void record(const exchange::counters& count, std::uint64_t total, int p, int ext
 /// Reduces `in` (n values per rank, the same n everywhere) element by element in rank
 /// order along `Shape`; on `root` the result goes to out[0..n) (out must hold n values
 /// there; it is not touched elsewhere). Collective.
-template <class Shape, class T, class Op>
+template <tree_shape Shape, class T, class Op>
 void tree_reduce(const boost::mpi::communicator& comm, std::span<const T> in, std::span<T> out, Op&& op,
                  int root)
 {
@@ -287,7 +288,7 @@ void tree_reduce(const boost::mpi::communicator& comm, std::span<const T> in, st
 
 /// Reduces one value per rank in rank order along `Shape`: the result on `root`, nullopt
 /// elsewhere. Collective.
-template <class Shape, class T, class Op>
+template <tree_shape Shape, class T, class Op>
 std::optional<T> tree_reduce(const boost::mpi::communicator& comm, const T& in, Op&& op, int root)
 {
     T result{};
@@ -300,7 +301,7 @@ std::optional<T> tree_reduce(const boost::mpi::communicator& comm, const T& in, 
 
 /// Reduce to the shape's root, then a binomial broadcast: every rank receives the same
 /// bits in out[0..n). Failures are thrown on every rank. Collective.
-template <class Shape, class T, class Op>
+template <tree_shape Shape, class T, class Op>
 void tree_all_reduce(const boost::mpi::communicator& comm, std::span<const T> in, std::span<T> out, Op&& op)
 {
     const int p = comm.size();
@@ -321,7 +322,7 @@ void tree_all_reduce(const boost::mpi::communicator& comm, std::span<const T> in
 }
 
 /// One value per rank; the reduction on every rank. Collective.
-template <class Shape, class T, class Op>
+template <tree_shape Shape, class T, class Op>
 T tree_all_reduce(const boost::mpi::communicator& comm, const T& in, Op&& op)
 {
     T result{};

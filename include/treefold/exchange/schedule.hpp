@@ -11,6 +11,7 @@
 
 #include "treefold/collective/schedule.hpp"
 #include "treefold/collective/schedule_run.hpp"
+#include "treefold/concepts.hpp"
 #include "treefold/exchange/wire.hpp"
 #include "treefold/frontier.hpp"
 #include "treefold/layout/block_layout.hpp"
@@ -51,7 +52,7 @@ struct best {
 } // namespace schedules
 
 /// Exchange policy: frontiers merged along the schedule Generator::make(p) (see file comment).
-template <class Generator = schedules::recursive_doubling>
+template <schedule_generator Generator = schedules::recursive_doubling>
 struct scheduled {
     static constexpr const char* name = Generator::name;
 

@@ -11,6 +11,7 @@
 /// messages. The rank at the shape's root position ends with the root of the tree.
 
 #include "treefold/collective/tree_shape.hpp"
+#include "treefold/concepts.hpp"
 #include "treefold/exchange/wire.hpp"
 #include "treefold/frontier.hpp"
 #include "treefold/layout/block_layout.hpp"
@@ -28,7 +29,7 @@ namespace treefold::exchange {
 
 /// Exchange policy: frontier merge along the tree `Shape` (collective::binomial,
 /// fibonacci, binary or inorder; see collective/tree_shape.hpp).
-template <class Shape = collective::binomial>
+template <tree_shape Shape = collective::binomial>
 struct tree {
     static constexpr const char* name = Shape::name;
 
