@@ -68,36 +68,28 @@ src/layout/plan_messages.cpp:2
 LIST
 )"
 
-out="$("$CHECKER" "$WORK/clean")"
-rc=$?
-echo "--- clean tree (exit $rc):"
-echo "$out"
-if [[ $rc -ne 0 ]]; then
-  echo "FAIL: the clean tree was refused"
-  status=1
-fi
+# run_checker <tree> <expected exit status>: runs the checker, shows its output, sets OUT.
+run_checker() {
+  local tree="$1" want="$2" rc
+  OUT="$("$CHECKER" "$WORK/$tree" 2>&1)"
+  rc=$?
+  echo "--- $tree (exit $rc):"
+  echo "$OUT"
+  if [[ $rc -ne $want ]]; then
+    echo "FAIL: the checker should exit with $want on '$tree', not $rc"
+    status=1
+  fi
+}
 
-out="$("$CHECKER" "$WORK/violating")"
-rc=$?
-echo "--- violating tree (exit $rc):"
-echo "$out"
-if [[ $rc -ne 1 ]]; then
-  echo "FAIL: the violating tree should give exit 1"
-  status=1
-fi
-got="$(grep -oE '^[^ ]+:[0-9]+' <<<"$out" | LC_ALL=C sort)"
+run_checker clean 0
+run_checker violating 1
+got="$(grep -oE '^[^ ]+:[0-9]+' <<<"$OUT" | LC_ALL=C sort)"
 if [[ "$got" != "$expected" ]]; then
   echo "FAIL: reported locations differ from the expected ones (< expected, > reported):"
   diff <(echo "$expected") <(echo "$got")
   status=1
 fi
-
-"$CHECKER" "$WORK/does-not-exist" >/dev/null 2>&1
-rc=$?
-if [[ $rc -ne 2 ]]; then
-  echo "FAIL: a tree without include/treefold should give exit 2, not $rc"
-  status=1
-fi
+run_checker does-not-exist 2
 
 [[ $status -eq 0 ]] && echo "check_layering.sh: clean tree passes, every violation reported"
 exit $status
