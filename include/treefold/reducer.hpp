@@ -1,6 +1,7 @@
 #pragma once
 /// The policy-based front door: a reproducible reduction of a distributed array.
 
+#include "treefold/concepts.hpp"
 #include "treefold/exchange/direct.hpp"
 #include "treefold/exchange/tree.hpp"
 #include "treefold/kernel/dispatch.hpp"
@@ -40,12 +41,10 @@ namespace treefold {
 /// block per rank, else every rank throws the same std::invalid_argument. The plan is then
 /// reused by every call; calls do not modify the input and, for trivially copyable T,
 /// allocate nothing after the first.
-template <class T, class Op = std::plus<T>, class Kernel = kernel::best, class Exchange = exchange::direct>
+template <transportable T, reduction_operator<T> Op = std::plus<T>, kernel_policy<T, Op> Kernel = kernel::best,
+          exchange_policy<T> Exchange = exchange::direct>
+    requires std::is_default_constructible_v<T> && std::is_copy_constructible_v<T>
 class reducer {
-    static_assert(std::is_default_constructible_v<T> && std::is_copy_constructible_v<T>,
-                  "treefold: element types must be default constructible and copyable");
-    static_assert(std::is_invocable_r_v<T, Op&, const T&, const T&>,
-                  "treefold: the operator must be callable as T op(const T& left, const T& right)");
 
 public:
     using value_type = T;

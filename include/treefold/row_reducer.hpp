@@ -7,6 +7,7 @@
 /// For a width known at compile time, treefold::reducer<std::array<T, k>,
 /// ops::columnwise<Op>> does the same with rows that travel as raw bytes.
 
+#include "treefold/concepts.hpp"
 #include "treefold/exchange/direct.hpp"
 #include "treefold/exchange/tree.hpp"
 #include "treefold/kernel/dispatch.hpp"
@@ -53,7 +54,7 @@ struct row {
 /// plans index the local block by element, so the reducer keeps one empty row object per
 /// local row (sizeof(row<T>) bytes each, allocated once, never touched by a call): prefer
 /// the std::array form for narrow rows.
-template <class T, class Op = ops::plus, class Exchange = exchange::direct>
+template <class T, reduction_operator<T> Op = ops::plus, exchange_policy<row<T>> Exchange = exchange::direct>
 class row_reducer {
 public:
     /// Plans the reduction of rows of `k` values (collective over `comm`); k must be > 0.

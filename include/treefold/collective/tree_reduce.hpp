@@ -26,6 +26,7 @@
 ///   throws std::invalid_argument on every rank before any message. All ranks must pass
 ///   the same n, root and shape, as with MPI_Reduce.
 
+#include "treefold/concepts.hpp"
 #include "treefold/error.hpp"
 #include "treefold/net/comm.hpp"
 #include "treefold/net/transport.hpp"
@@ -149,7 +150,7 @@ void record(const net::counters& count, std::uint64_t total, int p, int extra_ro
 /// Reduces `in` (n values per rank, the same n everywhere) element by element in rank
 /// order along `Shape`; on `root` the result goes to out[0..n) (out must hold n values
 /// there; it is not touched elsewhere). Collective.
-template <class Shape, class T, class Op>
+template <tree_shape Shape, class T, class Op>
 void tree_reduce(const boost::mpi::communicator& comm, std::span<const T> in, std::span<T> out, Op&& op,
                  int root)
 {
@@ -180,7 +181,7 @@ void tree_reduce(const boost::mpi::communicator& comm, std::span<const T> in, st
 
 /// Reduces one value per rank in rank order along `Shape`: the result on `root`, nullopt
 /// elsewhere. Collective.
-template <class Shape, class T, class Op>
+template <tree_shape Shape, class T, class Op>
 std::optional<T> tree_reduce(const boost::mpi::communicator& comm, const T& in, Op&& op, int root)
 {
     T result{};
@@ -193,7 +194,7 @@ std::optional<T> tree_reduce(const boost::mpi::communicator& comm, const T& in, 
 
 /// Reduce to the shape's root, then a binomial broadcast: every rank receives the same
 /// bits in out[0..n). Failures are thrown on every rank. Collective.
-template <class Shape, class T, class Op>
+template <tree_shape Shape, class T, class Op>
 void tree_all_reduce(const boost::mpi::communicator& comm, std::span<const T> in, std::span<T> out, Op&& op)
 {
     const int p = comm.size();
@@ -215,7 +216,7 @@ void tree_all_reduce(const boost::mpi::communicator& comm, std::span<const T> in
 }
 
 /// One value per rank; the reduction on every rank. Collective.
-template <class Shape, class T, class Op>
+template <tree_shape Shape, class T, class Op>
 T tree_all_reduce(const boost::mpi::communicator& comm, const T& in, Op&& op)
 {
     T result{};

@@ -9,6 +9,7 @@
 /// The nodes of every frontier that travels are known from the layout, so only values go on
 /// the wire. Frontier merges are exact, so the root has the tree's bits on every rank.
 
+#include "treefold/concepts.hpp"
 #include "treefold/exchange/outcome.hpp"
 #include "treefold/frontier.hpp"
 #include "treefold/layout/block_layout.hpp"
@@ -47,7 +48,7 @@ struct best {
 } // namespace schedules
 
 /// Exchange policy: frontiers merged along the schedule Generator::make(p) (see file comment).
-template <class Generator = schedules::recursive_doubling>
+template <schedule_generator Generator = schedules::recursive_doubling>
 struct scheduled {
     static constexpr const char* name = Generator::name;
 

@@ -10,6 +10,7 @@
 /// `inorder` shape none after), and sends the result to its parent: exactly p - 1
 /// messages. The rank at the shape's root position ends with the root of the tree.
 
+#include "treefold/concepts.hpp"
 #include "treefold/exchange/outcome.hpp"
 #include "treefold/net/transport.hpp"
 #include "treefold/net/tree_walk.hpp"
@@ -30,7 +31,7 @@ namespace treefold::exchange {
 
 /// Exchange policy: frontier merge along the tree `Shape` (topology::binomial,
 /// fibonacci, binary or inorder; see collective/tree_shape.hpp).
-template <class Shape = topology::binomial>
+template <tree_shape Shape = topology::binomial>
 struct tree {
     static constexpr const char* name = Shape::name;
 

@@ -1,0 +1,71 @@
+# extract_readme_examples(<readme> <out-dir> <out-var>)
+#
+# Writes every ```cpp block of <readme> to <out-dir>/example_<i>.cpp (i = 1, 2, ... in order)
+# and sets <out-var> to the list of files written. How a block becomes a translation unit:
+# - a block that defines `int main(` is written as it stands;
+# - any other block is a fragment: its #include lines go to the top of the file and the
+#   rest becomes the body of `int main()`, after the lines of an HTML comment
+#     <!-- example-prelude: a note for the reader of the raw file (ignored)
+#     ...declarations the fragment leaves to the reader...
+#     -->
+#   written directly before the block (the lines after the first; their #include lines go
+#   to the top as well);
+# - a block directly after `<!-- example-skip -->` is not compiled.
+# The comments are invisible in rendered Markdown, so the examples read exactly as written.
+function(extract_readme_examples readme out_dir out_var)
+  file(READ ${readme} text)
+  set(files)
+  set(index 0)
+  set(fence "```cpp\n")
+  while(TRUE)
+    string(FIND "${text}" "${fence}" start)
+    if(start EQUAL -1)
+      break()
+    endif()
+    string(SUBSTRING "${text}" 0 ${start} before)
+    math(EXPR body_start "${start} + 7")
+    string(SUBSTRING "${text}" ${body_start} -1 text)
+    string(FIND "${text}" "\n```" stop)
+    if(stop EQUAL -1)
+      message(FATAL_ERROR "${readme}: a ```cpp block is not closed")
+    endif()
+    math(EXPR stop_nl "${stop} + 1")
+    string(SUBSTRING "${text}" 0 ${stop_nl} block)
+    string(SUBSTRING "${text}" ${stop_nl} -1 text)
+    math(EXPR index "${index} + 1")
+
+    # The comment directly before the fence, if any.
+    set(marker "")
+    string(FIND "${before}" "<!--" open REVERSE)
+    if(NOT open EQUAL -1)
+      string(SUBSTRING "${before}" ${open} -1 comment)
+      if(comment MATCHES "^<!--(.*)-->[ \t\n]*$")
+        set(marker "${CMAKE_MATCH_1}")
+      endif()
+    endif()
+    if(marker MATCHES "^[ \t\n]*example-skip")
+      continue()
+    endif()
+    set(out ${out_dir}/example_${index}.cpp)
+    if(block MATCHES "int main\\(")
+      set(source "${block}")
+    else()
+      set(prelude "")
+      if(marker MATCHES "^[ \t\n]*example-prelude:[^\n]*\n(.*)$")
+        set(prelude "${CMAKE_MATCH_1}")
+      endif()
+      set(all "${prelude}\n${block}")
+      string(REGEX MATCHALL "(^|\n)[ \t]*#[ \t]*include[^\n]*" includes "${all}")
+      string(REGEX REPLACE "(^|\n)[ \t]*#[ \t]*include[^\n]*" "" prelude "${prelude}")
+      string(REGEX REPLACE "(^|\n)[ \t]*#[ \t]*include[^\n]*" "" block "${block}")
+      string(REPLACE ";" "" includes "${includes}")
+      set(source "// ```cpp block ${index} of ${readme}: a fragment, compiled as the body of main().\n")
+      string(APPEND source "${includes}\n\nint main()\n{\n// example-prelude\n${prelude}\n// the block\n${block}}\n")
+    endif()
+    file(WRITE ${out}.new "${source}")
+    file(COPY_FILE ${out}.new ${out} ONLY_IF_DIFFERENT)
+    file(REMOVE ${out}.new)
+    list(APPEND files ${out})
+  endwhile()
+  set(${out_var} ${files} PARENT_SCOPE)
+endfunction()
