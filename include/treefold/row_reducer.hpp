@@ -118,7 +118,7 @@ private:
         {
             const auto index = static_cast<std::size_t>(first - ro.anchors);
             R out{std::vector<T>(ro.k)};
-            kernel::detail::reduce_rows<xsimd::default_arch>(ro.data + index * ro.k, len, ro.k, *ro.op,
+            kernel::reduce_rows<xsimd::default_arch>(ro.data + index * ro.k, len, ro.k, *ro.op,
                                                              out.values.data());
             return out;
         }

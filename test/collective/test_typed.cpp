@@ -47,7 +47,7 @@ struct midpoint_split {
         return s;
     }
 };
-struct midpoint : topology::detail::split_shape<midpoint_split> {
+struct midpoint : topology::split_shape<midpoint_split> {
     static constexpr const char* name = "midpoint";
     static constexpr bool fold_from_right = false;
 };

@@ -123,11 +123,8 @@ struct one_sided {
         static constexpr unsigned failure_level = net::tag::queue_failure_level;
         static constexpr std::uint64_t key(std::uint64_t call, unsigned level) { return call << 8 | level; }
 
-        static std::size_t slot_bytes()
-        {
-            const std::size_t need = rma::mpsc_queue::header_bytes + std::max(sizeof(T), sizeof(failure));
-            return (need + 7) / 8 * 8;
-        }
+        /// One node value per slot; a failure record (rare) spans several slots.
+        static std::size_t slot_bytes() { return (rma::mpsc_queue::header_bytes + sizeof(T) + 7) / 8 * 8; }
 
         struct piece {
             std::uint64_t call;

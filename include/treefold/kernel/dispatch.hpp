@@ -92,7 +92,9 @@ struct columnwise_of<ops::columnwise<Inner>> : std::true_type {
     using inner = Inner;
 };
 
-/// out[c] = the tree over column c of the `len` rows of `k` values at `first`: the
+} // namespace detail
+
+/// Row kernel: out[c] = the tree over column c of the `len` rows of `k` values at `first`: the
 /// precompiled row kernel for a built-in operator, rows<Arch> for another operator callable
 /// on batches, row_tree with scalar operator calls otherwise.
 template <class Arch, class T, class Op>
@@ -100,11 +102,11 @@ void reduce_rows(const T* first, std::uint64_t len, std::size_t k, Op& op, T* ou
 {
     using O = std::remove_cv_t<Op>;
     constexpr ops::builtin_kind kind = ops::builtin_kind_of<O, T>;
-    T* const scratch = row_scratch<T>(len, k);
+    T* const scratch = detail::row_scratch<T>(len, k);
     if constexpr (ops::is_builtin_type<T> && kind != ops::builtin_kind::none) {
-        static const row_fn<T> fn = builtin_row_kernel<T, kind>();
+        static const detail::row_fn<T> fn = detail::builtin_row_kernel<T, kind>();
         fn(first, len, k, out, scratch);
-    } else if constexpr (batch_callable<O, T, Arch>) {
+    } else if constexpr (detail::batch_callable<O, T, Arch>) {
         rows<Arch>::reduce(first, len, k, op, out, scratch);
     } else {
         row_tree(len, k, scratch, out, [first, k](std::uint64_t j, T*) { return first + j * k; },
@@ -116,7 +118,6 @@ void reduce_rows(const T* first, std::uint64_t len, std::size_t k, Op& op, T* ou
     }
 }
 
-} // namespace detail
 
 /// Dispatching kernel policy (see the file comment); `Arch` is only used for operators
 /// without precompiled kernels.

@@ -43,11 +43,9 @@ struct range_split {
     std::array<std::array<int, 2>, 2> child{}; ///< [begin, end) of each child range
 };
 
-namespace detail {
-
-/// parent/children/height for a shape given by `Split::split(b, e)` (a range_split whose
-/// children are ranges inside [b, e) without the root). Queries descend from [0, p):
-/// O(height) time.
+/// A shape from a recursive split, the base of fibonacci, binary and inorder (derive from it
+/// to define another): parent/children/height for `Split::split(b, e)`, a range_split whose
+/// children are ranges inside [b, e) without the root. Queries descend from [0, p): O(height).
 template <class Split>
 struct split_shape {
     static int root(int p) { return p <= 0 ? -1 : Split::split(0, p).root; }
@@ -119,6 +117,8 @@ private:
     }
 };
 
+namespace detail {
+
 /// Sizes of complete Fibonacci trees: S_0 = 0, S_1 = 1, S_k = 1 + S_{k-1} + S_{k-2}.
 inline int fibonacci_tree_order(int n)
 {
@@ -187,7 +187,7 @@ struct binomial {
         const int below = std::bit_width(m) - 1;
         return std::max(ones, below);
     }
-};;
+};
 
 /// Fibonacci tree (degree at most 2) rooted at position 0, in pre-order: a range [b, e) has
 /// its root at b; with S_{k-1} < e - b <= S_k (S_0 = 0, S_1 = 1, S_k = 1 + S_{k-1} + S_{k-2}),
@@ -264,19 +264,19 @@ struct inorder_split {
 };
 
 /// Fibonacci tree shape (see fibonacci_split).
-struct fibonacci : detail::split_shape<fibonacci_split> {
+struct fibonacci : split_shape<fibonacci_split> {
     static constexpr const char* name = "fibonacci";
     static constexpr bool fold_from_right = false;
 };
 
 /// Complete binary tree shape (see binary_split).
-struct binary : detail::split_shape<binary_split> {
+struct binary : split_shape<binary_split> {
     static constexpr const char* name = "binary";
     static constexpr bool fold_from_right = false;
 };
 
 /// Post-order binary tree rooted at p - 1 (see inorder_split).
-struct inorder : detail::split_shape<inorder_split> {
+struct inorder : split_shape<inorder_split> {
     static constexpr const char* name = "inorder";
     static constexpr bool fold_from_right = true;
 };
