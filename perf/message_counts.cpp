@@ -9,7 +9,8 @@
 // Exchanges: direct, tree (every shape), one_sided (the direct routes, unbuffered) and
 // schedule_best (the schedule's own count; the result is everywhere, so all three columns
 // are the same and no broadcast is added).
-// bound is (p-1)(log2((N-1)/p)+1) from issue 7, "na" where N - 1 < p.
+// bound is the target bound (p-1)(log2((N-1)/p)+1) on the direct exchange's messages, "na"
+// where N - 1 < p.
 #include "bench_util.hpp"
 #include "treefold/exchange/schedule.hpp"
 #include "treefold/layout/block_layout.hpp"
@@ -33,7 +34,7 @@ using treefold::layout::index_t;
 
 namespace {
 
-// Accepts a decimal count or 2^K, so sizes like 2^21 can be written as in the issue.
+// Accepts a decimal count or 2^K, so sizes like 2^21 can be written as such.
 index_t parse_size(const std::string& text)
 {
     std::size_t used = 0;

@@ -1,4 +1,4 @@
-# The distributed reduction benchmark (issue 7): mpirun -n P build/.../perf/reduction_bench --help
+# The distributed reduction benchmark: mpirun -n P build/.../perf/reduction_bench --help
 # scripts/run-benchmarks runs the whole suite and writes CSV and figures to build/perf-results/.
 find_package(Boost 1.74 REQUIRED COMPONENTS program_options)
 add_executable(reduction_bench

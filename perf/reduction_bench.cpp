@@ -1,4 +1,4 @@
-// The distributed reduction benchmark (issue 7): treefold's reproducible all_reduce with each
+// The distributed reduction benchmark: treefold's reproducible all_reduce with each
 // exchange against the common irreproducible codes, on a `.binpsllh` file or a synthetic
 // array, for any distribution policy.
 //

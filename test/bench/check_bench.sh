@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# End-to-end checks of the benchmark programs of issue 7.
+# End-to-end checks of the distributed benchmark programs.
 # Usage: check_bench.sh <reduction_bench> <message_counts> <mpiexec> <psllh data dir (may be absent)>
 set -u
 bench="$1"; counts="$2"; mpiexec="$3"; data="$4"
@@ -41,7 +41,8 @@ tree_rows=$(awk -F, '$6 == "treefold"' "$all" | wc -l)
 base_bits=$(awk -F, '$6 == "baseline" { print $16 }' "$all" | sort -u | wc -l)
 [[ "$base_bits" -gt 1 ]] && pass || fail "baseline gave one bit pattern over p on the mixed input"
 
-# 3. A data set file: the reference bits of ../shared (skipped where absent).
+# 3. A data set file: the reference bits of the optional data sets in ../shared/data (skipped
+#    where absent).
 if [[ -f "$data/354.binpsllh" ]]; then
   got=$("${mpirun[@]}" -n 2 "$bench" "$data/354.binpsllh" --modes treefold --exchanges direct,binomial --reps 4 \
         --discard 1 2>/dev/null | awk -F, '$6 == "treefold" { print $5 ":" $16 }' | sort -u)

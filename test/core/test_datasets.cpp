@@ -1,5 +1,6 @@
 // The shared per-site log-likelihood data sets reproduce their reference tree-sum bits at
-// every process count, with both exchanges and several layouts. Skips where ../shared is absent.
+// every process count, with both exchanges and several layouts. Skips where the optional data
+// sets in ../shared/data are absent.
 #include <boost/test/unit_test.hpp>
 
 #include "support/cases.hpp"

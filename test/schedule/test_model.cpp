@@ -153,7 +153,7 @@ BOOST_AUTO_TEST_CASE(lambert_w_formulas_match_numerical_minimisation)
             BOOST_CHECK((bu - bo) * (1 - bo) <= 1e-9);
         }
     }
-    // A scan of the modelled cost per doubling agrees with b_opt for the ratio.
+    // A scan of the modelled cost per doubling agrees with b_opt for the default ratio 0.88/0.38.
     const double c = 0.88 / 0.38;
     double best_b = 0;
     double best_g = 1e300;

@@ -1,7 +1,7 @@
 #pragma once
 /// Typed rank-ordered tree reductions over a Boost.MPI communicator: one contribution (a
 /// value or an array of n values, combined element by element) per rank, any element type,
-/// any callable operator, along a tree shape from collective/tree_shape.hpp.
+/// any callable operator, along a tree shape from topology/tree_shape.hpp.
 ///
 /// ```cpp
 /// using namespace treefold::collective;

@@ -30,7 +30,7 @@
 namespace treefold::exchange {
 
 /// Exchange policy: frontier merge along the tree `Shape` (topology::binomial,
-/// fibonacci, binary or inorder; see collective/tree_shape.hpp).
+/// fibonacci, binary or inorder; see topology/tree_shape.hpp).
 template <tree_shape Shape = topology::binomial>
 struct tree {
     static constexpr const char* name = Shape::name;

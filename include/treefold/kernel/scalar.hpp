@@ -5,8 +5,8 @@
 ///     template <class T, class Op> static T K::reduce_node(const T* first, std::uint64_t len, Op& op);
 /// returning the value of a node whose cover [x, x + len) starts at `first` (x is aligned
 /// to the node's level, and len is 2^level, or less when the cover is clipped at N). The
-/// tree inside depends on len alone, so the caller need not pass x. SIMD kernels (their own
-/// issue) implement the same contract and must return the same bits.
+/// tree inside depends on len alone, so the caller need not pass x. The SIMD kernels
+/// (kernel/simd.hpp) implement the same contract and must return the same bits.
 
 #include <bit>
 #include <cassert>
