@@ -1,14 +1,11 @@
 // The MPI_Reduce-signature entry points of reduce.h and the last-call counters. The tree
-// walk, broadcast, delivery and failure framing are net/'s; this file supplies how a buffer of
-// `count` elements of an MPI datatype travels and combines.
-//
-// Raw MPI here: derived datatypes, MPI_Op and MPI_Reduce_local have no Boost.MPI form.
+// walk, broadcast, delivery, transport and failure framing are net/'s; this file plans the
+// buffers and combines with MPI_Reduce_local (raw MPI: MPI_Op has no Boost.MPI form).
 
 #include "treefold/collective/reduce.h"
 #include "treefold/collective/tree_reduce.hpp"
 #include "treefold/net/comm.hpp"
-#include "treefold/net/tags.hpp"
-#include "treefold/net/transport.hpp"
+#include "treefold/net/datatype_channel.hpp"
 #include "treefold/net/tree_walk.hpp"
 #include "treefold/topology/tree_shape.hpp"
 
@@ -16,7 +13,6 @@
 
 #include <algorithm>
 #include <cstddef>
-#include <cstring>
 #include <optional>
 #include <vector>
 
@@ -50,17 +46,7 @@ call_record& counters_slot() { return last_counters; }
 
 namespace {
 
-/// An MPI error inside a call: the call returns its code at once.
-struct mpi_error {
-    int rc;
-};
-
-void check(int rc)
-{
-    if (rc != MPI_SUCCESS) {
-        throw mpi_error{rc};
-    }
-}
+using net::check;
 
 /// The shape as plain functions, so one non-template body serves every shape.
 struct shape_ops {
@@ -83,22 +69,9 @@ constexpr shape_ops ops_of()
 /// page faults and zero-filling on every call (glibc maps blocks of 128 KiB and more anew).
 thread_local std::vector<std::vector<unsigned char>> scratch_pool;
 
-/// How a datatype lays out `count` elements.
-struct type_layout {
-    int count = 0;
-    MPI_Aint extent = 0;
-    MPI_Aint true_lb = 0;
-    MPI_Aint true_extent = 0;
-    int size = 0;
-
-    std::size_t span_bytes() const { return static_cast<std::size_t>(true_extent + (count - 1) * extent); }
-    /// No holes: the data is the bytes [true_lb, true_lb + count * extent).
-    bool contiguous() const { return size == extent && true_extent == extent; }
-};
-
 /// Scratch slot `slot` sized for the layout, addressed as MPI expects (buffer - true_lb).
 /// reserve_slots() must have been called with a larger count first.
-void* scratch(std::size_t slot, const type_layout& t)
+void* scratch(std::size_t slot, const net::datatype_layout& t)
 {
     auto& bytes = scratch_pool[slot];
     const std::size_t want = std::max<std::size_t>(1, t.span_bytes());
@@ -113,19 +86,6 @@ void reserve_slots(std::size_t slots)
     if (scratch_pool.size() < slots) {
         scratch_pool.resize(slots);
     }
-}
-
-/// Copies `count` elements from `from` to `to` (same datatype): memcpy when the type has no
-/// holes, else a message to self on the private communicator.
-int copy_elements(const void* from, void* to, MPI_Datatype datatype, const type_layout& t, MPI_Comm pc, int me)
-{
-    if (t.contiguous()) {
-        std::memcpy(static_cast<unsigned char*>(to) + t.true_lb, static_cast<const unsigned char*>(from) + t.true_lb,
-                    static_cast<std::size_t>(t.count) * static_cast<std::size_t>(t.extent));
-        return MPI_SUCCESS;
-    }
-    return MPI_Sendrecv(from, t.count, datatype, me, net::tag::self_copy, to, t.count, datatype, me,
-                        net::tag::self_copy, pc, MPI_STATUS_IGNORE);
 }
 
 /// Checks everything every rank sees the same way (MPI requires equal root, count, type
@@ -156,46 +116,8 @@ int check_global(int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm
     return MPI_SUCCESS;
 }
 
-/// `count` elements of a datatype at `buffer` as net/'s channels move them; failures in the
-/// framing of net/transport.hpp (a failed rank's record names it, code bad_buffer).
-struct datatype_channel {
-    MPI_Comm pc;
-    MPI_Datatype datatype;
-    const type_layout& t;
-    void* buffer;
-    long long message_bytes;
-
-    std::optional<failure> recv(int source)
-    {
-        MPI_Status status;
-        check(MPI_Recv(buffer, t.count, datatype, source, MPI_ANY_TAG, pc, &status));
-        return after(status, source);
-    }
-
-    void send(int dest, const std::optional<failure>& failed)
-    {
-        if (failed) {
-            net::counters ignored; // the C counters count a failure as one message of 0 bytes
-            net::send_failure(boost::mpi::communicator(pc, boost::mpi::comm_attach), dest, *failed, ignored);
-        } else {
-            check(MPI_Send(buffer, t.count, datatype, dest, net::tag::values, pc));
-        }
-        last_counters.messages += 1;
-        last_counters.bytes += failed ? 0 : message_bytes;
-    }
-
-    /// The failure a completed receive from `source` carried, if any.
-    std::optional<failure> after(const MPI_Status& status, int source) const
-    {
-        if (status.MPI_TAG != net::tag::failure) {
-            return std::nullopt;
-        }
-        return net::take_failure_record(boost::mpi::communicator(pc, boost::mpi::comm_attach), source);
-    }
-};
-
 int walk(const shape_ops& shape, const void* sendbuf, void* recvbuf, MPI_Datatype datatype, MPI_Op op, int root,
-         MPI_Comm pc, int p, int me, bool all, bool bad, const type_layout& t, long long message_bytes);
+         MPI_Comm pc, int p, int me, bool all, bool bad, int count);
 
 /// The reduction along `shape` (see reduce.h for the contract).
 ///
@@ -235,18 +157,9 @@ int reduce_along(const shape_ops& shape, const void* sendbuf, void* recvbuf, int
     if (rc != MPI_SUCCESS) {
         return rc;
     }
-    type_layout t;
-    t.count = count;
-    MPI_Aint lb = 0;
-    if ((rc = MPI_Type_get_extent(datatype, &lb, &t.extent)) != MPI_SUCCESS ||
-        (rc = MPI_Type_get_true_extent(datatype, &t.true_lb, &t.true_extent)) != MPI_SUCCESS ||
-        (rc = MPI_Type_size(datatype, &t.size)) != MPI_SUCCESS) {
-        return rc;
-    }
-    const long long message_bytes = static_cast<long long>(t.size) * count;
     try {
-        return walk(shape, sendbuf, recvbuf, datatype, op, root, pc, p, me, all, failed, t, message_bytes);
-    } catch (const mpi_error& e) {
+        return walk(shape, sendbuf, recvbuf, datatype, op, root, pc, p, me, all, failed, count);
+    } catch (const net::mpi_error& e) {
         return e.rc;
     } catch (const boost::mpi::exception& e) {
         return e.result_code();
@@ -255,13 +168,15 @@ int reduce_along(const shape_ops& shape, const void* sendbuf, void* recvbuf, int
 
 /// reduce_along after the checks; MPI errors are thrown as mpi_error.
 int walk(const shape_ops& shape, const void* sendbuf, void* recvbuf, MPI_Datatype datatype, MPI_Op op, int root,
-         MPI_Comm pc, int p, int me, bool all, bool bad, const type_layout& t, long long message_bytes)
+         MPI_Comm pc, int p, int me, bool all, bool bad, int count)
 {
+    const net::datatype_layout t = net::datatype_layout::of(datatype, count);
+    net::counters sent;
+    net::datatype_channel ch{pc, datatype, t, sent};
     std::optional<failure> failed;
     if (bad) {
         failed = failure{failure::code::bad_buffer, me};
     }
-    const int count = t.count;
     const bool in_place = sendbuf == MPI_IN_PLACE;
     const int top = shape.root(p);
     const int parent = shape.parent(me, p);
@@ -302,21 +217,16 @@ int walk(const shape_ops& shape, const void* sendbuf, void* recvbuf, MPI_Datatyp
 
     std::vector<MPI_Request> requests(children.size(), MPI_REQUEST_NULL);
     for (std::size_t c = 0; c < children.size(); ++c) {
-        check(MPI_Irecv(child_buffer[c], count, datatype, children[c].position, MPI_ANY_TAG, pc, &requests[c]));
+        requests[c] = ch.post_recv(children[c].position, child_buffer[c]);
     }
     if (!failed && own_written && own_buffer != own) {
-        check(copy_elements(own, own_buffer, datatype, t, pc, me));
+        ch.copy(own, own_buffer);
     }
 
     // Fold. `acc` is the buffer holding the value of the pieces folded so far.
     // MPI_Reduce_local(a, b) leaves a op b in b, so the right operand's buffer is the one written.
-    datatype_channel ch{pc, datatype, t, nullptr, message_bytes};
     void* acc = nullptr;
-    auto take = [&](std::size_t c) {
-        MPI_Status status;
-        check(MPI_Wait(&requests[c], &status));
-        return ch.after(status, children[c].position);
-    };
+    auto take = [&](std::size_t c) { return ch.finish(requests[c], children[c].position); };
     auto combine = [&](int piece, std::optional<failure>& /*failed*/) {
         void* buffer = piece < 0 ? own_buffer : child_buffer[static_cast<std::size_t>(piece)];
         if (acc == nullptr) {
@@ -334,7 +244,7 @@ int walk(const shape_ops& shape, const void* sendbuf, void* recvbuf, MPI_Datatyp
     if (parent >= 0) {
         ch.send(parent, failed);
     } else if (me == root && !failed && acc != recvbuf) {
-        check(copy_elements(acc, recvbuf, datatype, t, pc, me));
+        ch.copy(acc, recvbuf);
     }
     // The result reaches the caller's root (reduce) or every rank (allreduce); a rank that
     // failed locally receives into scratch. With MPI_IN_PLACE the root's input was in recvbuf,
@@ -350,6 +260,8 @@ int walk(const shape_ops& shape, const void* sendbuf, void* recvbuf, MPI_Datatyp
     } else {
         net::deliver(ch, me, top, root, failed);
     }
+    last_counters.messages = sent.messages;
+    last_counters.bytes = sent.bytes;
     last_counters.total_messages = static_cast<std::uint64_t>(all ? 2 * (p - 1) : p - 1 + extra);
     last_counters.rounds = shape.rounds;
     last_counters.depth = shape.height;
