@@ -28,6 +28,6 @@ void control(const boost::mpi::communicator& world, const treefold::layout::bloc
     auto join = [](const text& a, const text& b) { return text{a.s + b.s}; };
     treefold::reducer<text, decltype(join), treefold::kernel::scalar> t(world, layout, join);
     treefold::row_reducer<double> rows(world, layout, 3);
-    (void)treefold::collective::tree_reduce<treefold::collective::fibonacci>(world, 1.0, std::plus<double>{}, 0);
-    (void)treefold::collective::tree_all_reduce<treefold::collective::binomial>(world, 1.0, std::plus<double>{});
+    (void)treefold::collective::tree_reduce<treefold::topology::fibonacci>(world, 1.0, std::plus<double>{}, 0);
+    (void)treefold::collective::tree_all_reduce<treefold::topology::binomial>(world, 1.0, std::plus<double>{});
 }

@@ -145,6 +145,43 @@ void record(const net::counters& count, std::uint64_t total, int p, int extra_ro
                                   p, extra_rounds};
 }
 
+/// tree_reduce to `root`, or with `all` tree_all_reduce (the shape's root broadcasts).
+template <class Shape, class T, class Op>
+void tree_call(const boost::mpi::communicator& comm, std::span<const T> in, std::span<T> out, Op& op, int root,
+               bool all)
+{
+    const int p = comm.size();
+    counters_slot() = {};
+    if (!all) {
+        check_root(root, p);
+    }
+    if ((all || comm.rank() == root) && out.size() < in.size()) {
+        throw std::invalid_argument(std::string("treefold: ") + (all ? "tree_all_reduce" : "tree_reduce") +
+                                    " output holds fewer values than the input");
+    }
+    const boost::mpi::communicator pc = net::private_communicator(comm);
+    net::counters count;
+    std::exception_ptr own_error;
+    std::vector<T> acc;
+    std::optional<failure> failed = fold_subtree<Shape>(pc, in, acc, op, count, own_error);
+    const int top = Shape::root(p);
+    acc.resize(in.size());
+    net::values_channel<T> result{pc, count, acc.data(), acc.size()};
+    if (all) {
+        net::broadcast(result, p, pc.rank(), top, failed);
+        record<Shape>(count, static_cast<std::uint64_t>(2 * (p - 1)), p, broadcast_rounds(p));
+    } else {
+        net::deliver(result, pc.rank(), top, root, failed);
+        record<Shape>(count, static_cast<std::uint64_t>(p - 1 + (top != root ? 1 : 0)), p, top != root ? 1 : 0);
+    }
+    if (all || pc.rank() == root || failed || own_error) {
+        throw_if_failed(failed, own_error);
+    }
+    if (all || pc.rank() == root) {
+        std::move(acc.begin(), acc.end(), out.begin());
+    }
+}
+
 } // namespace detail
 
 /// Reduces `in` (n values per rank, the same n everywhere) element by element in rank
@@ -154,29 +191,7 @@ template <tree_shape Shape, class T, class Op>
 void tree_reduce(const boost::mpi::communicator& comm, std::span<const T> in, std::span<T> out, Op&& op,
                  int root)
 {
-    const int p = comm.size();
-    detail::counters_slot() = {};
-    detail::check_root(root, p);
-    if (comm.rank() == root && out.size() < in.size()) {
-        throw std::invalid_argument("treefold: tree_reduce output holds fewer values than the input");
-    }
-    const boost::mpi::communicator pc = net::private_communicator(comm);
-    net::counters count;
-    std::exception_ptr own_error;
-    std::vector<T> acc;
-    std::optional<failure> failed = detail::fold_subtree<Shape>(pc, in, acc, op, count, own_error);
-    const int top = Shape::root(p);
-    acc.resize(in.size());
-    net::values_channel<T> result{pc, count, acc.data(), acc.size()};
-    net::deliver(result, pc.rank(), top, root, failed);
-    detail::record<Shape>(count, static_cast<std::uint64_t>(p - 1 + (top != root ? 1 : 0)), p,
-                          top != root ? 1 : 0);
-    if (pc.rank() == root || failed || own_error) {
-        throw_if_failed(failed, own_error);
-    }
-    if (pc.rank() == root) {
-        std::move(acc.begin(), acc.end(), out.begin());
-    }
+    detail::tree_call<Shape>(comm, in, out, op, root, false);
 }
 
 /// Reduces one value per rank in rank order along `Shape`: the result on `root`, nullopt
@@ -197,22 +212,7 @@ std::optional<T> tree_reduce(const boost::mpi::communicator& comm, const T& in, 
 template <tree_shape Shape, class T, class Op>
 void tree_all_reduce(const boost::mpi::communicator& comm, std::span<const T> in, std::span<T> out, Op&& op)
 {
-    const int p = comm.size();
-    detail::counters_slot() = {};
-    if (out.size() < in.size()) {
-        throw std::invalid_argument("treefold: tree_all_reduce output holds fewer values than the input");
-    }
-    const boost::mpi::communicator pc = net::private_communicator(comm);
-    net::counters count;
-    std::exception_ptr own_error;
-    std::vector<T> acc;
-    std::optional<failure> failed = detail::fold_subtree<Shape>(pc, in, acc, op, count, own_error);
-    acc.resize(in.size());
-    net::values_channel<T> result{pc, count, acc.data(), acc.size()};
-    net::broadcast(result, p, pc.rank(), Shape::root(p), failed);
-    detail::record<Shape>(count, static_cast<std::uint64_t>(2 * (p - 1)), p, detail::broadcast_rounds(p));
-    throw_if_failed(failed, own_error);
-    std::move(acc.begin(), acc.end(), out.begin());
+    detail::tree_call<Shape>(comm, in, out, op, 0, true);
 }
 
 /// One value per rank; the reduction on every rank. Collective.

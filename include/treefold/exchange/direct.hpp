@@ -66,21 +66,13 @@ struct direct {
             dead_source_ = -1;
             count_ = &count;
 
-            auto guarded = [&](auto&& step) {
-                try {
-                    step();
-                } catch (...) {
-                    own_error = std::current_exception();
-                    failed = failure::op_threw(me_, own_error);
-                }
-            };
             for (std::size_t i = 0; i < routes_.local_nodes.size() && !failed; ++i) {
                 const treefold::tree::node v = routes_.local_nodes[i];
                 const treefold::tree::index_t len = treefold::tree::cover_size(v, n_);
                 if (len > flush_before_elements) {
                     flush();
                 }
-                guarded([&] { push(v, Kernel::reduce_node(local + (v.x - routes_.s), len, op), op); });
+                guarded(me_, failed, own_error, [&] { push(v, Kernel::reduce_node(local + (v.x - routes_.s), len, op), op); });
             }
             while (next_in_ < routes_.incoming.size() && !failed) {
                 flush();
@@ -93,7 +85,7 @@ struct direct {
                     break;
                 }
                 ++next_in_;
-                guarded([&] { push(piece.v, std::move(value), op); });
+                guarded(me_, failed, own_error, [&] { push(piece.v, std::move(value), op); });
             }
             if (!failed) {
                 flush();

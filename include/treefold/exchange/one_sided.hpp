@@ -58,14 +58,7 @@ struct one_sided {
             std::size_t next_out = 0;
             std::size_t next_in = 0;
             int dead_source = -1;
-            auto guarded = [&](auto&& step) {
-                try {
-                    step();
-                } catch (...) {
-                    own_error = std::current_exception();
-                    failed = failure::op_threw(queue_.communicator().rank(), own_error);
-                }
-            };
+            const int me = queue_.communicator().rank();
             auto push = [&](treefold::tree::node v, T value) {
                 stack_.push(v, std::move(value), op);
                 while (next_out < routes_.outbound.size() && !stack_.empty() &&
@@ -78,7 +71,7 @@ struct one_sided {
             };
             for (std::size_t i = 0; i < routes_.local_nodes.size() && !failed; ++i) {
                 const treefold::tree::node v = routes_.local_nodes[i];
-                guarded([&] { push(v, Kernel::reduce_node(local + (v.x - routes_.s), treefold::tree::cover_size(v, n_), op)); });
+                guarded(me, failed, own_error, [&] { push(v, Kernel::reduce_node(local + (v.x - routes_.s), treefold::tree::cover_size(v, n_), op)); });
             }
             while (next_in < routes_.incoming.size() && !failed) {
                 const auto& want = routes_.incoming[next_in];
@@ -90,7 +83,7 @@ struct one_sided {
                     break;
                 }
                 ++next_in;
-                guarded([&] { push(want.v, value); });
+                guarded(me, failed, own_error, [&] { push(want.v, value); });
             }
             if (failed) {
                 // One failure record per target still owed a piece, then take every piece

@@ -24,4 +24,17 @@ struct outcome {
 template <class Plan>
 concept result_everywhere_plan = requires { requires Plan::result_everywhere; };
 
+/// Runs one step of a plan that calls the operator: if it throws, the exception becomes this
+/// rank's own error and the call is marked failed (the exchange still completes).
+template <class Step>
+void guarded(int rank, std::optional<failure>& failed, std::exception_ptr& own_error, Step&& step)
+{
+    try {
+        step();
+    } catch (...) {
+        own_error = std::current_exception();
+        failed = failure::op_threw(rank, own_error);
+    }
+}
+
 } // namespace treefold::exchange

@@ -13,6 +13,7 @@
 #include "treefold/exchange/outcome.hpp"
 #include "treefold/frontier.hpp"
 #include "treefold/layout/block_layout.hpp"
+#include "treefold/layout/routes.hpp"
 #include "treefold/model/pipelining.hpp"
 #include "treefold/net/schedule_run.hpp"
 #include "treefold/topology/schedule.hpp"
@@ -59,22 +60,10 @@ struct scheduled {
         static constexpr bool result_everywhere = true;
 
         plan(const boost::mpi::communicator& comm, const layout::block_layout& layout)
-            : comm_(comm), n_(layout.size()), runner_(comm, Generator::make(comm.size()), positions(layout))
+            : comm_(comm), n_(layout.size()), s_(layout.block_of(comm.rank()).start),
+              starts_(layout::position_starts(layout)), local_nodes_(layout::block_nodes(layout, comm.rank())),
+              runner_(comm, Generator::make(comm.size()), positions(layout))
         {
-            const int p = layout.ranks();
-            const auto order = layout.index_order();
-            starts_.assign(static_cast<std::size_t>(p) + 1, n_);
-            for (int i = 0; i < p; ++i) {
-                const auto& b = layout.block_of(order[static_cast<std::size_t>(i)]);
-                if (b.count > 0) {
-                    starts_[static_cast<std::size_t>(i)] = b.start;
-                }
-            }
-            const layout::block b = layout.block_of(comm.rank());
-            s_ = b.start;
-            if (b.count > 0) {
-                local_nodes_ = treefold::tree::maximal_nodes(b.start, b.end(), n_);
-            }
         }
 
         /// Every rank ends with the result; kept for the reducer's interface.
@@ -90,14 +79,11 @@ struct scheduled {
         {
             frontier<T> mine(n_);
             if (!failed) {
-                try {
+                guarded(comm_.rank(), failed, own_error, [&] {
                     for (const auto& v : local_nodes_) {
                         mine.push(v, Kernel::reduce_node(local + (v.x - s_), treefold::tree::cover_size(v, n_), op), op);
                     }
-                } catch (...) {
-                    own_error = std::current_exception();
-                    failed = failure::op_threw(comm_.rank(), own_error);
-                }
+                });
             }
             codec<Op> c{this, &op};
             failed = runner_.run(mine, c, failed, count, own_error);

@@ -14,9 +14,10 @@
 #include "treefold/exchange/outcome.hpp"
 #include "treefold/net/transport.hpp"
 #include "treefold/net/tree_walk.hpp"
-#include "treefold/topology/tree_shape.hpp"
 #include "treefold/frontier.hpp"
 #include "treefold/layout/block_layout.hpp"
+#include "treefold/layout/routes.hpp"
+#include "treefold/topology/tree_shape.hpp"
 #include "treefold/tree/decompose.hpp"
 
 #include <boost/mpi/communicator.hpp>
@@ -39,33 +40,19 @@ struct tree {
     class plan {
     public:
         plan(const boost::mpi::communicator& comm, const layout::block_layout& layout)
-            : comm_(comm), n_(layout.size()), stack_(layout.size())
+            : comm_(comm), n_(layout.size()), s_(layout.block_of(comm.rank()).start),
+              local_nodes_(layout::block_nodes(layout, comm.rank())), stack_(layout.size())
         {
             const int p = layout.ranks();
             const auto order = layout.index_order();
-            std::vector<treefold::tree::index_t> starts(static_cast<std::size_t>(p) + 1, n_);
-            int my_position = 0;
-            for (int i = 0; i < p; ++i) {
-                const auto& b = layout.block_of(order[static_cast<std::size_t>(i)]);
-                if (b.count > 0) {
-                    starts[static_cast<std::size_t>(i)] = b.start;
-                }
-                if (order[static_cast<std::size_t>(i)] == comm.rank()) {
-                    my_position = i;
-                }
-            }
+            const auto starts = layout::position_starts(layout);
+            position_ = static_cast<int>(std::find(order.begin(), order.end(), comm.rank()) - order.begin());
             finisher_ = order[static_cast<std::size_t>(Shape::root(p))];
-            const layout::block b = layout.block_of(comm.rank());
-            s_ = b.start;
-            if (b.count > 0) {
-                local_nodes_ = treefold::tree::maximal_nodes(b.start, b.end(), n_);
-            }
             local_values_.reserve(local_nodes_.size());
-            const int parent_position = Shape::parent(my_position, p);
+            const int parent_position = Shape::parent(position_, p);
             parent_ = parent_position < 0 ? -1 : order[static_cast<std::size_t>(parent_position)];
             std::size_t widest = 0;
-            position_ = my_position;
-            shape_children_ = Shape::children(my_position, p);
+            shape_children_ = Shape::children(position_, p);
             for (const auto& c : shape_children_) {
                 child ch;
                 ch.rank = order[static_cast<std::size_t>(c.position)];
@@ -87,18 +74,11 @@ struct tree {
         {
             stack_.reset(n_);
             local_values_.clear();
-            auto guarded = [&](std::optional<failure>& f, auto&& step) {
-                try {
-                    step();
-                } catch (...) {
-                    own_error = std::current_exception();
-                    f = failure::op_threw(comm_.rank(), own_error);
-                }
-            };
+            const int me = comm_.rank();
             // Own nodes first: they need no message, so they overlap the children's work.
             for (std::size_t i = 0; i < local_nodes_.size() && !failed; ++i) {
                 const treefold::tree::node v = local_nodes_[i];
-                guarded(failed, [&] {
+                guarded(me, failed, own_error, [&] {
                     local_values_.push_back(
                         Kernel::reduce_node(local + (v.x - s_), treefold::tree::cover_size(v, n_), op));
                 });
@@ -113,7 +93,7 @@ struct tree {
                 return remote;
             };
             auto combine = [&](int piece, std::optional<failure>& f) {
-                guarded(f, [&] {
+                guarded(me, f, own_error, [&] {
                     if (piece < 0) {
                         for (std::size_t i = 0; i < local_values_.size(); ++i) {
                             stack_.push(local_nodes_[i], std::move(local_values_[i]), op);

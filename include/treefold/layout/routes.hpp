@@ -18,6 +18,28 @@ struct direct_buffering {
     index_t flush_before_elements = 64;   ///< a local node larger than this flushes first
 };
 
+/// Index start of every position (the ranks in index order, layout.index_order()), n for an
+/// empty block, and n at the end: positions [lo, hi) cover indices [starts[lo], starts[hi]).
+inline std::vector<index_t> position_starts(const block_layout& layout)
+{
+    const auto order = layout.index_order();
+    std::vector<index_t> starts(order.size() + 1, layout.size());
+    for (std::size_t i = 0; i < order.size(); ++i) {
+        const block& b = layout.block_of(order[i]);
+        if (b.count > 0) {
+            starts[i] = b.start;
+        }
+    }
+    return starts;
+}
+
+/// The maximal nodes of `rank`'s block (none for an empty block): what its local kernel computes.
+inline std::vector<tree::node> block_nodes(const block_layout& layout, int rank)
+{
+    const block b = layout.block_of(rank);
+    return b.count > 0 ? tree::maximal_nodes(b.start, b.end(), layout.size()) : std::vector<tree::node>{};
+}
+
 /// A node and the rank it goes to (outbound) or comes from (incoming).
 struct routed_node {
     treefold::tree::node v;
@@ -49,7 +71,7 @@ struct direct_routes {
         if (b.count == 0) {
             return;
         }
-        local_nodes = treefold::tree::maximal_nodes(s, e, n);
+        local_nodes = block_nodes(layout, rank);
         if (s > 0) {
             for (unsigned y = 0; y < 64; ++y) {
                 const treefold::tree::index_t x = (((s - 1) >> y) + 1) << y;

@@ -91,9 +91,6 @@ public:
         for (const step& st : steps_) {
             stage(codec, mine, failed, count, own_error, st);
         }
-        if (result_from_ >= 0) {
-            receive_result(codec, mine, failed, result_from_);
-        }
         return failed;
     }
 
@@ -107,7 +104,8 @@ private:
         std::vector<int> to;
         std::vector<source> from;
         std::size_t self_at = 0;
-        int lo = 0, hi = 0; // the positions this rank's partial covers when it is sent
+        int lo = 0, hi = 0;       // the positions this rank's partial covers when it is sent
+        bool take_result = false; // unfold at a member: the received value replaces mine
     };
 
     /// This rank's rounds: fold, factor stages (representatives only), unfold.
@@ -129,8 +127,11 @@ private:
             }
             steps_.push_back(std::move(st));
         }
-        if (me_ != seg_lo) {
-            result_from_ = seg_lo; // unfold: the result comes from the representative
+        if (me_ != seg_lo) { // unfold: the result comes from the representative
+            step st;
+            st.from.push_back({seg_lo, 0, p_});
+            st.take_result = true;
+            steps_.push_back(std::move(st));
             return;
         }
         // Factor stages among representatives (active index = segment).
@@ -267,7 +268,9 @@ private:
                 failed = failed ? failed : f;
             }
         }
-        if (!from.empty() && !failed) {
+        if (st.take_result && !failed) {
+            mine = decode(c, 0, 0, p_);
+        } else if (!from.empty() && !failed) {
             try {
                 std::vector<typename Codec::partial> parts;
                 parts.reserve(from.size() + 1);
@@ -293,27 +296,6 @@ private:
         boost::mpi::wait_all(sends_.begin(), sends_.end());
     }
 
-    template <class Codec>
-    void receive_result(Codec& c, typename Codec::partial& mine, std::optional<failure>& failed, int from)
-    {
-        if (in_.empty()) {
-            in_.resize(1);
-        }
-        sizes_.assign(1, 0);
-        if constexpr (codec<typename Codec::value_type>::raw) {
-            in_[0].resize(c.count(0, p_) * sizeof(typename Codec::value_type));
-            recvs_.assign(1, comm_.irecv(rank(from), boost::mpi::any_tag, in_[0].data(),
-                                         static_cast<int>(in_[0].size())));
-        }
-        if (auto f = take<Codec>(0, rank(from))) {
-            failed = failed ? failed : f;
-            return;
-        }
-        if (!failed) {
-            mine = decode(c, 0, 0, p_);
-        }
-    }
-
     boost::mpi::communicator comm_;
     topology::schedule sched_;
     int p_;
@@ -322,7 +304,6 @@ private:
     std::vector<int> starts_; // segment starts by active index, plus p
     int segment_ = 0;
     std::vector<step> steps_;
-    int result_from_ = -1; // position the result comes from (segment members), else -1
     // Per-call buffers (capacity kept between calls).
     std::vector<char> out_;
     std::vector<std::vector<char>> in_;

@@ -56,7 +56,10 @@ struct codec {
             }
         } else {
             boost::mpi::packed_oarchive archive(comm);
-            write(archive, values, n);
+            archive << static_cast<std::uint64_t>(n);
+            for (std::size_t i = 0; i < n; ++i) {
+                archive << values[i];
+            }
             const auto* bytes = static_cast<const char*>(archive.address());
             out.insert(out.end(), bytes, bytes + archive.size());
         }
@@ -80,48 +83,34 @@ struct codec {
             if (size > 0) {
                 std::memcpy(archive.address(), data, size);
             }
-            return read(archive, out, max);
+            std::uint64_t n = 0;
+            archive >> n;
+            if (n > max) {
+                unexpected_size();
+            }
+            for (std::uint64_t i = 0; i < n; ++i) {
+                archive >> out[i];
+            }
+            return static_cast<std::size_t>(n);
         }
-    }
-
-    static void write(boost::mpi::packed_oarchive& archive, const T* values, std::size_t n)
-    {
-        const std::uint64_t count = n;
-        archive << count;
-        for (std::size_t i = 0; i < n; ++i) {
-            archive << values[i];
-        }
-    }
-
-    static std::size_t read(boost::mpi::packed_iarchive& archive, T* out, std::size_t max)
-    {
-        std::uint64_t n = 0;
-        archive >> n;
-        if (n > max) {
-            unexpected_size();
-        }
-        for (std::uint64_t i = 0; i < n; ++i) {
-            archive >> out[i];
-        }
-        return static_cast<std::size_t>(n);
     }
 };
 
-/// Sends values[0, n) to `dest` as one message.
+/// Sends values[0, n) to `dest` as one message (raw values straight from their storage).
 template <class T>
 void send_values(const boost::mpi::communicator& comm, int dest, const T* values, std::size_t n, counters& count)
 {
-    if constexpr (codec<T>::raw) {
-        const auto bytes = n * sizeof(T);
-        comm.send(dest, tag::values, reinterpret_cast<const char*>(values), static_cast<int>(bytes));
-        count.bytes += bytes;
-    } else {
-        boost::mpi::packed_oarchive archive(comm);
-        codec<T>::write(archive, values, n);
-        comm.send(dest, tag::values, archive);
-        count.bytes += archive.size();
+    const char* bytes = reinterpret_cast<const char*>(values);
+    std::size_t size = n * sizeof(T);
+    std::vector<char> encoded;
+    if constexpr (!codec<T>::raw) {
+        codec<T>::append(comm, values, n, encoded);
+        bytes = encoded.data();
+        size = encoded.size();
     }
+    comm.send(dest, tag::values, bytes, static_cast<int>(size));
     ++count.messages;
+    count.bytes += size;
 }
 
 /// Sends a failure to `dest` where values were expected (counted as one message).
@@ -165,17 +154,17 @@ std::size_t recv_values(const boost::mpi::communicator& comm, int source, T* out
         failed = take_failure_record(comm, source);
         return 0;
     }
+    const auto size = static_cast<std::size_t>(*st.template count<char>());
     if constexpr (codec<T>::raw) {
-        const auto bytes = static_cast<std::size_t>(*st.template count<char>());
-        if (bytes % sizeof(T) != 0 || bytes / sizeof(T) > max) {
+        if (size % sizeof(T) != 0 || size / sizeof(T) > max) {
             unexpected_size();
         }
-        comm.recv(source, tag::values, reinterpret_cast<char*>(out), static_cast<int>(bytes));
-        return bytes / sizeof(T);
+        comm.recv(source, tag::values, reinterpret_cast<char*>(out), static_cast<int>(size));
+        return size / sizeof(T);
     } else {
-        boost::mpi::packed_iarchive archive(comm);
-        comm.recv(source, tag::values, archive);
-        return codec<T>::read(archive, out, max);
+        std::vector<char> encoded(size);
+        comm.recv(source, tag::values, encoded.data(), static_cast<int>(size));
+        return codec<T>::read(comm, encoded.data(), size, out, max);
     }
 }
 
