@@ -36,3 +36,25 @@ function(treefold_add_mpi_test name)
       ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1;TREEFOLD_SOURCE_DIR=${PROJECT_SOURCE_DIR}")
   endforeach()
 endfunction()
+
+# treefold_add_mpi_test_variant(<name> <variant> PROCS <n>... ENVIRONMENT <VAR=value>... [TIMEOUT <s>])
+#
+# Registers the executable of treefold_add_mpi_test(<name>) once more per process count, as
+# <name>.<variant>.p<n>, with extra environment (e.g. TREEFOLD_RMA_WINDOW=allocate).
+function(treefold_add_mpi_test_variant name variant)
+  cmake_parse_arguments(ARG "" "TIMEOUT" "PROCS;ENVIRONMENT" ${ARGN})
+  if(NOT ARG_TIMEOUT)
+    set(ARG_TIMEOUT ${TREEFOLD_TEST_TIMEOUT})
+  endif()
+  foreach(np IN LISTS ARG_PROCS)
+    add_test(NAME ${name}.${variant}.p${np}
+      COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np} ${_treefold_mpi_extra_flags}
+              ${MPIEXEC_PREFLAGS} $<TARGET_FILE:${name}> ${MPIEXEC_POSTFLAGS}
+              --log_level=warning --report_level=short)
+    set_tests_properties(${name}.${variant}.p${np} PROPERTIES
+      TIMEOUT ${ARG_TIMEOUT}
+      PROCESSORS ${np}
+      LABELS "mpi;p${np}"
+      ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1;TREEFOLD_SOURCE_DIR=${PROJECT_SOURCE_DIR};${ARG_ENVIRONMENT}")
+  endforeach()
+endfunction()

@@ -1,20 +1,19 @@
-// The reproducible reducer with schedule exchanges: the result equals the recursive oracle
-// bit for bit on every rank, for every sub-communicator size, layouts with empty and
-// permuted blocks, non-commutative and serialized types, and errors reach every rank.
+// The reducer with schedule exchanges, beyond the same-bits matrix (test/conformance, which
+// runs the three shipped generators up to p = 8): the oracle's bits, bit for bit on every rank,
+// for folds the generators rarely pick (at every sub-communicator size) and for the shipped
+// generators at the sizes above 8 this suite runs at, with layouts with empty and permuted
+// blocks, non-commutative and serialized types; and errors reach every rank.
 #include <boost/test/unit_test.hpp>
 
 #include "support/cases.hpp"
+#include "support/conformance.hpp"
 #include "support/mpi_test.hpp"
 #include "support/oracle.hpp"
 #include "treefold/exchange/schedule.hpp"
 #include "treefold/layout/distribution.hpp"
 #include "treefold/reducer.hpp"
 
-#include <boost/serialization/string.hpp>
-
-#include <cmath>
 #include <cstdint>
-#include <limits>
 #include <span>
 #include <string>
 #include <vector>
@@ -48,45 +47,29 @@ struct collapse_three {
     }
 };
 
-std::vector<unsigned char> to_bytes(double v)
-{
-    return testing::bytes_of(std::isnan(v) ? std::numeric_limits<double>::quiet_NaN() : v);
-}
-std::vector<unsigned char> to_bytes(const mat2& v) { return testing::bytes_of(v); }
-std::vector<unsigned char> to_bytes(const std::string& v) { return {v.begin(), v.end()}; }
+/// The sizes conformance leaves to this suite: every generator runs here only above them.
+constexpr int conformance_max_p = 8;
 
-template <class E, class T, class Op>
-std::vector<unsigned char> check_one(const mpi::communicator& sub, const std::vector<T>& xs,
-                                     const layout::block_layout& l, Op op)
-{
-    reducer<T, Op, kernel::scalar, E> r(sub, l, op);
-    const auto b = l.block_of(sub.rank());
-    const std::span<const T> local(xs.data() + b.start, b.count);
-    const T want = testing::oracle_reduce(xs, op);
-    const T got = r.all_reduce(local);
-    const T again = r.all_reduce(local);
-    const auto root = static_cast<int>(xs.size() % static_cast<std::size_t>(sub.size()));
-    const auto at_root = r.reduce(local, root);
-    BOOST_CHECK_MESSAGE(to_bytes(got) == to_bytes(want) && to_bytes(again) == to_bytes(want),
-                        "exchange " << E::name << " N = " << xs.size() << " p = " << sub.size() << " rank "
-                                    << sub.rank() << " differs from the oracle");
-    BOOST_CHECK(sub.rank() == root ? at_root && to_bytes(*at_root) == to_bytes(want) : !at_root);
-    return to_bytes(got);
-}
-
+/// The custom folds at every size (their bytes are returned), the shipped generators where
+/// the size exceeds conformance_max_p (checked against the oracle only), on the rank-order
+/// and the random layout, with kernel::scalar.
 template <class T, class Op>
 std::vector<unsigned char> check_all(const mpi::communicator& sub, const std::vector<T>& xs, Op op, std::uint64_t seed)
 {
     std::vector<unsigned char> out;
-    const int p = sub.size();
-    for (const auto& l : {layout::block_layout::from_counts(layout::even_lower(xs.size(), p)),
-                          testing::random_layout(seed, xs.size(), p)}) {
-        for (const auto& bytes : {check_one<exchange::scheduled<>>(sub, xs, l, op),
-                                  check_one<exchange::scheduled<exchange::schedules::heuristic>>(sub, xs, l, op),
-                                  check_one<exchange::scheduled<exchange::schedules::best>>(sub, xs, l, op),
-                                  check_one<exchange::scheduled<gather_merge>>(sub, xs, l, op),
-                                  check_one<exchange::scheduled<collapse_three>>(sub, xs, l, op)}) {
+    const T want = testing::oracle_reduce(xs, op);
+    const int root = static_cast<int>(xs.size() % static_cast<std::size_t>(sub.size()));
+    for (const auto& l : testing::basic_layouts(xs.size(), sub.size(), seed)) {
+        auto run = [&]<class G>(G) {
+            return testing::check_reducer<exchange::scheduled<G>, kernel::scalar>(sub, xs, l, op, want, root, "schedule");
+        };
+        for (const auto& bytes : {run(gather_merge{}), run(collapse_three{})}) {
             out.insert(out.end(), bytes.begin(), bytes.end());
+        }
+        if (sub.size() > conformance_max_p) {
+            run(exchange::schedules::recursive_doubling{});
+            run(exchange::schedules::heuristic{});
+            run(exchange::schedules::best{});
         }
     }
     return out;
@@ -151,7 +134,7 @@ BOOST_AUTO_TEST_CASE(errors_reach_every_rank)
         BOOST_CHECK(threw);
         // Still usable afterwards.
         const double again = r.all_reduce(std::span<const double>(xs.data() + b.start, b.count));
-        BOOST_CHECK(to_bytes(again) == to_bytes(testing::oracle_reduce(xs, std::plus<double>())));
+        BOOST_CHECK(testing::bits_of(again) == testing::bits_of(testing::oracle_reduce(xs, std::plus<double>())));
         // One message per schedule edge, no broadcast.
         const auto total = mpi::all_reduce(sub, r.last_counters().messages, std::plus<std::uint64_t>());
         BOOST_CHECK_EQUAL(total, exchange::schedules::best::make(p).messages(p));

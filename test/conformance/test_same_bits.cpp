@@ -1,0 +1,411 @@
+// The same-bits guarantee, for every implementation at once: every exchange (direct, the four
+// tree shapes, one-sided, the three schedule generators) × every kernel (scalar, best, each
+// simd<Arch> the CPU supports) × every layout kind (blocks in rank order, reversed, random
+// with empty blocks, everything on one rank, the distribution policies) × every
+// sub-communicator size 1..P × operators that expose order mistakes (non-associative,
+// non-commutative, mixed magnitudes and special values, float and integer types, serialized
+// types). Each result must have the recursive oracle's bits (test/support/oracle.hpp) or the
+// data sets' published bits, and the results must be identical across sizes.
+//
+// The implementation suites keep only what is specific to one implementation (message
+// counts, error paths, allocation, plans); the matrix lives here, once.
+#include <boost/test/unit_test.hpp>
+
+#include "support/cases.hpp"
+#include "support/conformance.hpp"
+#include "support/mpi_test.hpp"
+#include "support/oracle.hpp"
+#include "treefold/exchange/direct.hpp"
+#include "treefold/exchange/one_sided.hpp"
+#include "treefold/exchange/schedule.hpp"
+#include "treefold/exchange/tree.hpp"
+#include "treefold/io/values_file.hpp"
+#include "treefold/kernel/dispatch.hpp"
+#include "treefold/kernel/scalar.hpp"
+#include "treefold/kernel/simd.hpp"
+#include "treefold/reducer.hpp"
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <random>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+using namespace treefold;
+namespace mpi = boost::mpi;
+using testing::named_layout;
+
+namespace {
+
+template <class... Ts>
+struct type_list {
+    static constexpr std::size_t size = sizeof...(Ts);
+};
+
+/// Calls f(std::type_identity<T>{}, i) for the i-th type T of the list.
+template <class... Ts, class F>
+void for_each_type(type_list<Ts...>, F&& f)
+{
+    std::size_t i = 0;
+    (f(std::type_identity<Ts>{}, i++), ...);
+}
+
+/// Every exchange the library ships (exchange/by_name.hpp lists them by name) and the inorder
+/// tree shape, which by_name does not name.
+using all_exchanges =
+    type_list<exchange::direct, exchange::tree<topology::binomial>, exchange::tree<topology::fibonacci>,
+              exchange::tree<topology::binary>, exchange::tree<topology::inorder>, exchange::one_sided,
+              exchange::scheduled<exchange::schedules::recursive_doubling>,
+              exchange::scheduled<exchange::schedules::heuristic>, exchange::scheduled<exchange::schedules::best>>;
+
+/// The same without one_sided, which moves raw bytes: for types that are not trivially
+/// copyable (they travel through Boost.Serialization).
+using serialized_exchanges =
+    type_list<exchange::direct, exchange::tree<topology::binomial>, exchange::tree<topology::fibonacci>,
+              exchange::tree<topology::binary>, exchange::tree<topology::inorder>,
+              exchange::scheduled<exchange::schedules::recursive_doubling>,
+              exchange::scheduled<exchange::schedules::heuristic>, exchange::scheduled<exchange::schedules::best>>;
+
+/// Kernels for any operator. kernel::best picks the precompiled SIMD kernel for built-ins,
+/// the header-only simd<default_arch> for generic lambdas and scalar for the rest.
+using scalar_and_best = type_list<kernel::scalar, kernel::best>;
+/// For generic lambdas: simd<sse2> is instantiated here (this file's baseline flags).
+using generic_kernels = type_list<kernel::scalar, kernel::best, kernel::simd<xsimd::sse2>>;
+/// For ops:: built-ins on double, float, int32, int64: the precompiled kernel of every
+/// architecture (run only where the CPU has it).
+using every_kernel = type_list<kernel::scalar, kernel::best, kernel::simd<xsimd::sse2>, kernel::simd<xsimd::avx2>,
+                               kernel::simd<xsimd::avx512f>>;
+
+template <class K>
+bool runs_here()
+{
+    if constexpr (requires { typename K::arch_type; }) {
+        return kernel::simd_supported<typename K::arch_type>();
+    } else {
+        return true;
+    }
+}
+
+/// Every exchange of Es × every kernel of Ks (that this CPU runs) × every layout: the bits of
+/// `want` on every rank. Appends the results' bytes to `out`.
+template <class Es, class Ks, class T, class Op>
+void every_combination(const mpi::communicator& sub, const std::vector<T>& xs, const std::vector<named_layout>& layouts,
+                       Op op, const T& want, const std::string& what, std::vector<unsigned char>& out)
+{
+    for (std::size_t i = 0; i < layouts.size(); ++i) {
+        // the reduce root moves with the case: sometimes the finisher, sometimes not
+        const int root = static_cast<int>((xs.size() + i) % static_cast<std::size_t>(sub.size()));
+        for_each_type(Es{}, [&]<class E>(std::type_identity<E>, std::size_t) {
+            for_each_type(Ks{}, [&]<class K>(std::type_identity<K>, std::size_t) {
+                if (runs_here<K>()) {
+                    const auto b = testing::check_reducer<E, K>(sub, xs, layouts[i], op, want, root, what);
+                    out.insert(out.end(), b.begin(), b.end());
+                }
+            });
+        });
+    }
+}
+
+/// Walks the matrix without running all of its product on every input: run number t of a
+/// test case uses exchange t mod |Es|, layout kind t mod 7 (testing::layout_kinds) and kernel
+/// (t div |Es|) mod |Ks| (kernel::scalar where the CPU lacks that kernel's architecture). So
+/// every |Es| consecutive runs use every exchange once, with one kernel; 9 and 7 are coprime,
+/// so 63 consecutive runs pair every exchange with every layout kind; 9·|Ks| runs pair every
+/// exchange with every kernel. Each call makes `runs` runs on `xs` (|Es| by default).
+struct rotation {
+    std::uint64_t t = 0;
+
+    template <class Es, class Ks, class T, class Op>
+    void run(const mpi::communicator& sub, const std::vector<T>& xs, Op op, const T& want, const std::string& what,
+             std::uint64_t seed, std::vector<unsigned char>& out, std::uint64_t runs = 0)
+    {
+        const auto layouts = testing::layout_kinds(xs.size(), sub.size(), seed + static_cast<std::uint64_t>(sub.size()));
+        const std::uint64_t end = t + (runs > 0 ? runs : Es::size);
+        for (; t < end; ++t) {
+            const auto& l = layouts[t % layouts.size()];
+            const int root = static_cast<int>((xs.size() + t) % static_cast<std::size_t>(sub.size()));
+            for_each_type(Es{}, [&]<class E>(std::type_identity<E>, std::size_t ei) {
+                if (ei != t % Es::size) {
+                    return;
+                }
+                bool ran = false;
+                for_each_type(Ks{}, [&]<class K>(std::type_identity<K>, std::size_t ki) {
+                    if (ki == t / Es::size % Ks::size && runs_here<K>()) {
+                        const auto b = testing::check_reducer<E, K>(sub, xs, l, op, want, root, what);
+                        out.insert(out.end(), b.begin(), b.end());
+                        ran = true;
+                    }
+                });
+                if (!ran) {
+                    const auto b = testing::check_reducer<E, kernel::scalar>(sub, xs, l, op, want, root, what);
+                    out.insert(out.end(), b.begin(), b.end());
+                }
+            });
+        }
+    }
+};
+
+/// Runs `body(sub, rotation&, out)` at every size 1..P (a fresh rotation at each size, so
+/// each size walks the same combinations) and checks that every size gave the same bytes.
+template <class Body>
+void at_every_size(const char* what, Body body)
+{
+    const auto results = testing::on_every_size([&](const mpi::communicator& sub) {
+        std::vector<unsigned char> all;
+        rotation r;
+        body(sub, r, all);
+        return all;
+    });
+    testing::expect_same_across_sizes(results, what);
+}
+
+/// N values for the operator cases: around powers of two and the SIMD widths.
+const std::uint64_t operator_sizes[] = {1, 2, 3, 5, 7, 8, 13, 31, 64, 65, 100, 129, 255, 256, 257, 300, 1001, 4097};
+
+std::string at_n(const char* what, std::uint64_t n) { return std::string(what) + ", N = " + std::to_string(n); }
+
+} // namespace
+
+BOOST_AUTO_TEST_SUITE(same_bits)
+
+// Every N up to 300 (special values in every third), double +: the direct and binomial tree
+// exchanges with the scalar kernel on rank-order and random layouts, and for every third N
+// one more run of the rotation (the next exchange, layout kind and kernel).
+BOOST_AUTO_TEST_CASE(double_sum_every_n_up_to_300)
+{
+    at_every_size("double + (every N)", [](const mpi::communicator& sub, rotation& r, std::vector<unsigned char>& all) {
+        for (std::uint64_t n = 1; n <= 300; ++n) {
+            const auto xs = testing::mixed_values(n, n, n % 3 == 0);
+            const double want = testing::oracle_reduce(xs, std::plus<double>());
+            const auto seed = n * 7919 + static_cast<std::uint64_t>(sub.size());
+            every_combination<type_list<exchange::direct, exchange::tree<>>, type_list<kernel::scalar>>(
+                sub, xs, testing::basic_layouts(n, sub.size(), seed), std::plus<double>(), want, at_n("double +", n), all);
+            if (n % 3 == 0) {
+                r.run<all_exchanges, scalar_and_best>(sub, xs, std::plus<double>(), want, at_n("double +", n), seed, all, 1);
+            }
+        }
+    });
+}
+
+// Mixed magnitudes (1e16, 1, -1e16, ...) with NaN, ±Inf, -0.0 and subnormals, small and large
+// N: ops::plus with every kernel (NaN payloads compared too), std::plus<double> (what users
+// write) with scalar and best.
+BOOST_AUTO_TEST_CASE(double_sums_every_kernel)
+{
+    at_every_size("double sums", [](const mpi::communicator& sub, rotation& r, std::vector<unsigned char>& all) {
+        for (const std::uint64_t n : {1ULL, 2ULL, 63ULL, 64ULL, 65ULL, 1000ULL, 4097ULL, 65536ULL, 70001ULL, 100003ULL}) {
+            const auto xs = testing::mixed_values(n, n, true);
+            r.run<all_exchanges, every_kernel>(sub, xs, ops::plus{}, testing::oracle_reduce(xs, ops::plus{}),
+                                               at_n("ops::plus", n), n * 31 + 7, all);
+            const auto ys = testing::mixed_values(n + 1, n, true);
+            r.run<all_exchanges, scalar_and_best>(sub, ys, std::plus<double>(), testing::oracle_reduce(ys, std::plus<double>()),
+                                                  at_n("double +", n), n, all);
+        }
+    });
+}
+
+BOOST_AUTO_TEST_CASE(float_and_integer_sums)
+{
+    at_every_size("float and integer sums", [](const mpi::communicator& sub, rotation& r, std::vector<unsigned char>& all) {
+        for (const std::uint64_t n : {1ULL, 2ULL, 3ULL, 8ULL, 31ULL, 64ULL, 65ULL, 257ULL, 1001ULL}) {
+            std::vector<float> xf(n);
+            std::vector<std::int64_t> xi(n);
+            std::vector<std::int32_t> x32(n);
+            std::mt19937_64 rng(n);
+            for (std::uint64_t i = 0; i < n; ++i) {
+                xf[i] = static_cast<float>(
+                    std::ldexp(static_cast<double>(rng() % 1000) - 500.0, static_cast<int>(rng() % 40) - 20));
+                xi[i] = static_cast<std::int64_t>(rng() % 2000001) - 1000000;
+                x32[i] = static_cast<std::int32_t>(rng()); // ops::plus sums wrap
+            }
+            r.run<all_exchanges, scalar_and_best>(sub, xf, std::plus<float>(), testing::oracle_reduce(xf, std::plus<float>()),
+                                                  at_n("float +", n), n, all);
+            r.run<all_exchanges, scalar_and_best>(sub, xi, std::plus<std::int64_t>(),
+                                                  testing::oracle_reduce(xi, std::plus<std::int64_t>()), at_n("int64 +", n), n,
+                                                  all);
+            // ops::plus with every kernel, on one of the three types per N in turn
+            switch (n % 3) {
+            case 0:
+                r.run<all_exchanges, every_kernel>(sub, xf, ops::plus{}, testing::oracle_reduce(xf, ops::plus{}),
+                                                   at_n("float ops::plus", n), n + 1, all);
+                break;
+            case 1:
+                r.run<all_exchanges, every_kernel>(sub, xi, ops::plus{}, testing::oracle_reduce(xi, ops::plus{}),
+                                                   at_n("int64 ops::plus", n), n + 2, all);
+                break;
+            default:
+                r.run<all_exchanges, every_kernel>(sub, x32, ops::plus{}, testing::oracle_reduce(x32, ops::plus{}),
+                                                   at_n("int32 ops::plus (wrapping)", n), n + 3, all);
+            }
+        }
+    });
+}
+
+// Non-associative operators show any regrouping: a plain lambda, a stateful lambda, a
+// function pointer, and a generic lambda (which kernel::best and simd<sse2> run on SIMD
+// registers).
+BOOST_AUTO_TEST_CASE(non_associative_and_stateful_operators)
+{
+    at_every_size("non-associative operators", [](const mpi::communicator& sub, rotation& r, std::vector<unsigned char>& all) {
+        for (const std::uint64_t n : operator_sizes) {
+            const auto xs = testing::mixed_values(n * 3, n, false);
+            auto skew = [](double a, double b) { return a * 0.5 + b * 1.5; };
+            r.run<all_exchanges, scalar_and_best>(sub, xs, skew, testing::oracle_reduce(xs, skew), at_n("a*0.5+b*1.5", n), n,
+                                                  all, 5);
+            // Captured state decides the result: a reducer that lost it would differ.
+            const double w = 0.25 + static_cast<double>(n % 5) / 8.0;
+            auto weighted = [w](double a, double b) { return w * a + (1.0 - w) * b; };
+            r.run<all_exchanges, scalar_and_best>(sub, xs, weighted, testing::oracle_reduce(xs, weighted),
+                                                  at_n("stateful lambda", n), n + 1, all, 3);
+            double (*fp)(double, double) = [](double a, double b) { return a - b; };
+            r.run<all_exchanges, scalar_and_best>(sub, xs, fp, testing::oracle_reduce(xs, fp), at_n("function pointer a-b", n),
+                                                  n + 2, all, 3);
+            auto generic_skew = [](auto a, auto b) { return a * 0.5 + b * 1.5; };
+            r.run<all_exchanges, generic_kernels>(sub, xs, generic_skew, testing::oracle_reduce(xs, generic_skew),
+                                                  at_n("generic a*0.5+b*1.5", n), n + 3, all, 3);
+        }
+    });
+}
+
+// Associative but not commutative, and exact: any operand swap shows. For an associative
+// operator the oracle's tree equals the left-to-right fold (a check of the oracle itself).
+BOOST_AUTO_TEST_CASE(non_commutative_operators)
+{
+    at_every_size("non-commutative operators", [](const mpi::communicator& sub, rotation& r, std::vector<unsigned char>& all) {
+        for (const std::uint64_t n : operator_sizes) {
+            std::vector<testing::mat2> ms(n);
+            std::vector<std::string> letters(n);
+            std::mt19937_64 rng(n + 99);
+            for (std::uint64_t i = 0; i < n; ++i) {
+                ms[i] = testing::mat2{rng() % 7, rng() % 7, rng() % 7, rng() % 7};
+                letters[i] = std::string(1, static_cast<char>('a' + i % 26));
+            }
+            testing::mat2 chain = ms[0];
+            std::string text = letters[0];
+            for (std::size_t i = 1; i < n; ++i) {
+                chain = testing::mat_mul(chain, ms[i]);
+                text += letters[i];
+            }
+            const auto want_m = testing::oracle_reduce(ms, &testing::mat_mul);
+            const auto want_s = testing::oracle_reduce(letters, std::plus<std::string>());
+            BOOST_CHECK(want_m == chain);
+            BOOST_CHECK(want_s == text);
+            r.run<all_exchanges, scalar_and_best>(sub, ms, &testing::mat_mul, want_m, at_n("2x2 matrix product", n), n, all);
+            r.run<serialized_exchanges, scalar_and_best>(sub, letters, std::plus<std::string>(), want_s,
+                                                  at_n("string concatenation", n), n + 1, all, 3);
+        }
+    });
+}
+
+// Types that travel through Boost.Serialization, under an operator that spells the bracketing.
+BOOST_AUTO_TEST_CASE(serialized_types)
+{
+    at_every_size("serialized types", [](const mpi::communicator& sub, rotation& r, std::vector<unsigned char>& all) {
+        for (const std::uint64_t n : {1ULL, 2ULL, 3ULL, 5ULL, 7ULL, 16ULL, 33ULL, 100ULL, 120ULL}) {
+            std::vector<testing::word> words(n);
+            std::vector<std::string> strings(n);
+            for (std::uint64_t i = 0; i < n; ++i) {
+                words[i].s = strings[i] = std::to_string(i);
+            }
+            r.run<serialized_exchanges, scalar_and_best>(sub, words, &testing::bracket, testing::oracle_reduce(words, &testing::bracket),
+                                                  at_n("serialized struct, bracketing", n), n, all, 4);
+            auto bracket = [](const std::string& x, const std::string& y) { return "(" + x + " " + y + ")"; };
+            r.run<serialized_exchanges, scalar_and_best>(sub, strings, bracket, testing::oracle_reduce(strings, bracket),
+                                                  at_n("std::string, bracketing", n), n + 1, all, 4);
+        }
+    });
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+// The shared per-site log-likelihood data sets (../shared/data/psllh; skipped where absent).
+BOOST_AUTO_TEST_SUITE(data_sets)
+
+namespace {
+
+std::map<std::string, std::uint64_t> reference_bits(const std::filesystem::path& dir)
+{
+    std::map<std::string, std::uint64_t> out;
+    std::ifstream in(dir / "reference_tree_sum.csv");
+    std::string line;
+    while (std::getline(in, line)) {
+        const auto comma = line.find(',');
+        if (comma == std::string::npos || line.compare(0, 4, "file") == 0) {
+            continue;
+        }
+        out[line.substr(0, comma)] = std::stoull(line.substr(comma + 1), nullptr, 16);
+    }
+    return out;
+}
+
+/// The double with bit pattern `bits`.
+double from_bits(std::uint64_t bits)
+{
+    double v = 0;
+    std::memcpy(&v, &bits, sizeof v);
+    return v;
+}
+
+} // namespace
+
+// The four small files reproduce their published tree-sum bits: the oracle does, and so does
+// the rotation (18 runs with ops::plus on every kernel, 9 with std::plus<double> per file; over
+// the files, every exchange meets every layout kind).
+BOOST_AUTO_TEST_CASE(reference_bits_everywhere)
+{
+    const auto dir = testing::psllh_dir();
+    if (!dir) {
+        BOOST_TEST_MESSAGE("SKIPPED: ../shared/data/psllh not found; the data-set check did not run");
+        return;
+    }
+    const auto refs = reference_bits(*dir);
+    BOOST_CHECK_EQUAL(refs.size(), 4u);
+    std::vector<std::pair<std::string, std::vector<double>>> files;
+    for (const auto& [file, bits] : refs) {
+        files.emplace_back(file, io::read_binpsllh(*dir / file));
+        // The oracle itself must reproduce the published bits, or the test is wrong.
+        BOOST_CHECK_EQUAL(testing::bits_of(testing::oracle_reduce(files.back().second, std::plus<double>())), bits);
+    }
+    // One rotation over all files, so the files add up to every pair of exchange and layout.
+    at_every_size("reference bits", [&](const mpi::communicator& sub, rotation& r, std::vector<unsigned char>& all) {
+        for (const auto& [file, xs] : files) {
+            const double want = from_bits(refs.at(file));
+            r.run<all_exchanges, every_kernel>(sub, xs, ops::plus{}, want, file + " ops::plus", xs.size(), all, 18);
+            r.run<all_exchanges, scalar_and_best>(sub, xs, std::plus<double>(), want, file + " +", xs.size(), all, 9);
+        }
+    });
+}
+
+// The two large files (no published bits): the oracle's bits, every exchange once with
+// ops::plus and once with std::plus<double>.
+BOOST_AUTO_TEST_CASE(large_files_against_the_oracle)
+{
+    const auto dir = testing::psllh_dir();
+    if (!dir) {
+        BOOST_TEST_MESSAGE("SKIPPED: ../shared/data/psllh not found");
+        return;
+    }
+    std::vector<std::pair<std::string, std::vector<double>>> files;
+    for (const char* file : {"dna_rokasD4.binpsllh", "aa_rokasA8.binpsllh"}) {
+        if (std::filesystem::exists(*dir / file)) {
+            files.emplace_back(file, io::read_binpsllh(*dir / file));
+        } else {
+            BOOST_TEST_MESSAGE("SKIPPED: " << file << " not found");
+        }
+    }
+    at_every_size("large files", [&](const mpi::communicator& sub, rotation& r, std::vector<unsigned char>& all) {
+        for (const auto& [file, xs] : files) {
+            const double want = testing::oracle_reduce(xs, ops::plus{});
+            r.run<all_exchanges, every_kernel>(sub, xs, ops::plus{}, want, file + " ops::plus", 7, all);
+            r.run<all_exchanges, scalar_and_best>(sub, xs, std::plus<double>(), want, file + " +", 7, all);
+        }
+    });
+}
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,148 @@
+#pragma once
+/// The same-bits machinery (test/conformance and the implementation suites that add their own
+/// exchanges to it): the layout kinds every reducer must handle, the bytes a result is
+/// compared by, and one checked reducer run against the oracle's bytes.
+
+#include "support/cases.hpp"
+#include "support/mpi_test.hpp"
+#include "treefold/kernel/ops.hpp"
+#include "treefold/layout/block_layout.hpp"
+#include "treefold/layout/distribution.hpp"
+#include "treefold/reducer.hpp"
+
+#include <boost/serialization/string.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <limits>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace treefold::testing {
+
+/// A type that is not trivially copyable: travels through Boost.Serialization.
+struct word {
+    std::string s;
+    template <class Archive>
+    void serialize(Archive& ar, unsigned /*version*/)
+    {
+        ar & s;
+    }
+};
+
+/// Non-associative and non-commutative: the result spells the bracketing.
+inline word bracket(const word& x, const word& y) { return word{"(" + x.s + " " + y.s + ")"}; }
+
+/// The operators whose NaN results are compared bit for bit: treefold's own functors, which
+/// every kernel and exchange applies with the tree's operand order. For any other operator a
+/// NaN is a NaN: which one an IEEE operation returns depends on operand order in the machine
+/// code, and compilers may swap the operands of a commutative `+` (doc/design.md, "What the
+/// guarantee covers").
+template <class Op>
+inline constexpr bool exact_nan = std::is_same_v<Op, ops::plus> || std::is_same_v<Op, ops::multiplies> ||
+                                  std::is_same_v<Op, ops::min> || std::is_same_v<Op, ops::max>;
+
+/// The bytes a result of type T under operator Op is compared by.
+template <class Op, class T>
+std::vector<unsigned char> result_bytes(const T& v)
+{
+    if constexpr (std::is_floating_point_v<T>) {
+        return bytes_of(!exact_nan<Op> && std::isnan(v) ? std::numeric_limits<T>::quiet_NaN() : v);
+    } else if constexpr (std::is_same_v<T, word>) {
+        return {v.s.begin(), v.s.end()};
+    } else if constexpr (std::is_same_v<T, std::string>) {
+        return {v.begin(), v.end()};
+    } else {
+        return bytes_of(v);
+    }
+}
+
+/// One layout of N indices over p ranks, with the name failures report.
+struct named_layout {
+    const char* name;
+    layout::block_layout layout;
+};
+
+/// Every layout kind: blocks in rank order, in reversed and random rank order (the random one
+/// with empty blocks), everything on one rank (all other blocks empty), and the distribution
+/// policies. `seed` picks the random order and the loaded rank; the same on every rank.
+inline std::vector<named_layout> layout_kinds(std::uint64_t n, int p, std::uint64_t seed)
+{
+    const auto pz = static_cast<std::size_t>(p);
+    const auto lower = layout::even_lower(n, p);
+    std::vector<layout::block> reversed(pz), one_rank(pz);
+    std::uint64_t start = 0;
+    for (std::size_t i = 0; i < pz; ++i) {
+        reversed[pz - 1 - i] = layout::block{start, lower[i]};
+        start += lower[i];
+    }
+    one_rank[seed % pz] = layout::block{0, n};
+    return {{"even_lower", layout::block_layout::from_counts(lower)},
+            {"even_upper", layout::block_layout::from_counts(layout::even_upper(n, p))},
+            {"power_of_two", layout::block_layout::from_counts(layout::power_of_two(n, p))},
+            {"aligned:0.5", layout::block_layout::from_counts(layout::aligned(n, p, 0.5))},
+            {"reversed", layout::block_layout::from_blocks(std::move(reversed))},
+            {"one_rank", layout::block_layout::from_blocks(std::move(one_rank))},
+            {"random", random_layout(seed, n, p)}};
+}
+
+/// Just the rank-order and the random (permuted, with empty blocks) layouts.
+inline std::vector<named_layout> basic_layouts(std::uint64_t n, int p, std::uint64_t seed)
+{
+    return {{"even_lower", layout::block_layout::from_counts(layout::even_lower(n, p))},
+            {"random", random_layout(seed, n, p)}};
+}
+
+/// "got X want Y" for doubles (their bit patterns), nothing for other types.
+template <class T>
+std::string describe(const T& got, const T& want)
+{
+    if constexpr (std::is_same_v<T, double>) {
+        char buf[80];
+        std::snprintf(buf, sizeof buf, ": got %016llx want %016llx", static_cast<unsigned long long>(bits_of(got)),
+                      static_cast<unsigned long long>(bits_of(want)));
+        return buf;
+    } else {
+        return "";
+    }
+}
+
+/// A kernel policy's name for messages (kernel::scalar has none).
+template <class K>
+const char* kernel_name()
+{
+    if constexpr (requires { K::name; }) {
+        return K::name;
+    } else {
+        return "scalar";
+    }
+}
+
+/// reducer<T, Op, K, E> on `sub` over layout `l`: all_reduce twice (the same plan) and
+/// reduce to `root`; every result must have the bytes of `want` (the oracle's result, or
+/// published reference bits). Returns the bytes of the first all_reduce.
+template <class E, class K, class T, class Op>
+std::vector<unsigned char> check_reducer(const boost::mpi::communicator& sub, const std::vector<T>& xs,
+                                         const named_layout& l, Op op, const T& want, int root, const std::string& what)
+{
+    reducer<T, Op, K, E> r(sub, l.layout, op);
+    const auto b = l.layout.block_of(sub.rank());
+    const std::span<const T> local(xs.data() + (b.count > 0 ? b.start : 0), b.count);
+    const auto want_bytes = result_bytes<Op>(want);
+    const T first = r.all_reduce(local);
+    const T again = r.all_reduce(local);
+    const std::optional<T> at_root = r.reduce(local, root);
+    const bool all_ok = result_bytes<Op>(first) == want_bytes && result_bytes<Op>(again) == want_bytes;
+    const bool root_ok = sub.rank() == root ? at_root && result_bytes<Op>(*at_root) == want_bytes : !at_root;
+    if (!all_ok || !root_ok) {
+        BOOST_ERROR(what << ", exchange " << E::name << ", kernel " << kernel_name<K>() << ", layout " << l.name << ": N = "
+                         << xs.size() << " p = " << sub.size() << (all_ok ? " reduce to " : " all_reduce, root ")
+                         << root << ", differs from the oracle on rank " << sub.rank() << describe(first, want));
+    }
+    return result_bytes<Op>(first);
+}
+
+} // namespace treefold::testing
