@@ -1,7 +1,7 @@
 #pragma once
 /// treefold's one error vocabulary: why a collective call could not complete, how that
-/// travels between ranks (a fixed-size record, trivially copyable), and the one mapping from
-/// a failure to the exception every C++ entry point throws. No MPI here.
+/// travels between ranks (a record of 24 bytes and the operator's text), and the one mapping
+/// from a failure to the exception every C++ entry point throws. No MPI here.
 
 #include <algorithm>
 #include <cstdint>
@@ -10,6 +10,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace treefold {
 
@@ -21,13 +22,16 @@ struct failure {
         op_threw = 2,   ///< the operator threw (text: its what(), truncated)
         bad_buffer = 3  ///< C entry points: a null or aliased buffer on some rank
     };
-    static constexpr std::size_t text_bytes = 96;
+    /// The operator's message is kept up to this many bytes.
+    static constexpr std::size_t text_bytes = 95;
+    /// Bytes of the record before the text: code, rank, got, want.
+    static constexpr std::size_t head_bytes = 24;
 
     code what = code::none;
     std::int32_t rank = -1;   ///< the rank where it happened (in the call's communicator)
     std::uint64_t got = 0;    ///< local_size: the size that rank passed
     std::uint64_t want = 0;   ///< local_size: the size its block has
-    char text[text_bytes] = {}; ///< op_threw: the exception's message, NUL-terminated
+    std::string text;         ///< op_threw: the exception's message, truncated to text_bytes
 
     /// A wrong local size on `rank`.
     static failure local_size(int rank, std::uint64_t got, std::uint64_t want)
@@ -49,8 +53,7 @@ struct failure {
         try {
             std::rethrow_exception(e);
         } catch (const std::exception& ex) {
-            const std::size_t n = std::min(std::strlen(ex.what()), text_bytes - 1);
-            std::memcpy(f.text, ex.what(), n);
+            f.text.assign(ex.what(), std::min(std::strlen(ex.what()), text_bytes));
         } catch (...) {
         }
         return f;
@@ -67,15 +70,43 @@ struct failure {
             return "treefold: rank " + std::to_string(rank) + " passed an invalid buffer";
         default: {
             std::string m = "treefold: the reduction operator threw on rank " + std::to_string(rank);
-            if (text[0] != '\0') {
-                m += ": ";
-                m.append(text, std::find(text, text + text_bytes, '\0'));
+            if (!text.empty()) {
+                m += ": " + text;
             }
             return m;
         }
         }
     }
 };
+
+/// The record as it travels: code, rank, got, want (24 bytes), then the text.
+inline std::vector<char> encode(const failure& f)
+{
+    std::vector<char> out(failure::head_bytes + f.text.size());
+    const std::int32_t head[2] = {static_cast<std::int32_t>(f.what), f.rank};
+    std::memcpy(out.data(), head, 8);
+    std::memcpy(out.data() + 8, &f.got, 8);
+    std::memcpy(out.data() + 16, &f.want, 8);
+    std::memcpy(out.data() + failure::head_bytes, f.text.data(), f.text.size());
+    return out;
+}
+
+/// The failure from `n` bytes written by encode() (a short record is an internal error).
+inline failure decode_failure(const char* data, std::size_t n)
+{
+    if (n < failure::head_bytes) {
+        throw std::logic_error("treefold: failure record of unexpected size (internal error)");
+    }
+    failure f;
+    std::int32_t head[2];
+    std::memcpy(head, data, 8);
+    f.what = static_cast<failure::code>(head[0]);
+    f.rank = head[1];
+    std::memcpy(&f.got, data + 8, 8);
+    std::memcpy(&f.want, data + 16, 8);
+    f.text.assign(data + failure::head_bytes, std::min(n - failure::head_bytes, failure::text_bytes));
+    return f;
+}
 
 /// Thrown on the ranks that learn of another rank's failure (the rank where the operator
 /// threw rethrows the operator's own exception).

@@ -88,8 +88,9 @@ struct one_sided {
             if (failed) {
                 // One failure record per target still owed a piece, then take every piece
                 // still owed to this rank so no producer is left retrying on a full queue.
+                const std::vector<char> record = encode(*failed);
                 routes_.for_each_owed_target(next_out, [&](int target) {
-                    send(target, key(call_, failure_level), &*failed, sizeof(failure), count);
+                    send(target, key(call_, failure_level), record.data(), record.size(), count);
                 });
                 routes_.for_each_owed_source(next_in, [&](int source, std::size_t first, std::size_t owed) {
                     for (std::size_t k = first; k < first + owed && source != dead_source; ++k) {
@@ -154,9 +155,7 @@ struct one_sided {
                     }
                     T value{};
                     if (p.level == failure_level) {
-                        failure f;
-                        std::memcpy(&f, p.bytes.data(), sizeof f);
-                        remote = f;
+                        remote = decode_failure(reinterpret_cast<const char*>(p.bytes.data()), p.bytes.size());
                     } else {
                         std::memcpy(&value, p.bytes.data(), sizeof value);
                     }

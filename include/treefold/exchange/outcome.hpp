@@ -25,9 +25,10 @@ template <class Plan>
 concept result_everywhere_plan = requires { requires Plan::result_everywhere; };
 
 /// Runs one step of a plan that calls the operator: if it throws, the exception becomes this
-/// rank's own error and the call is marked failed (the exchange still completes).
+/// rank's own error and the call is marked failed (the exchange still completes). Inlined:
+/// it wraps every node of the hot loops.
 template <class Step>
-void guarded(int rank, std::optional<failure>& failed, std::exception_ptr& own_error, Step&& step)
+[[gnu::always_inline]] inline void guarded(int rank, std::optional<failure>& failed, std::exception_ptr& own_error, Step&& step)
 {
     try {
         step();

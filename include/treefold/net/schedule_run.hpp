@@ -177,11 +177,10 @@ private:
     void post(int dest, const std::optional<failure>& failed, counters& count)
     {
         if (failed) {
-            record_ = *failed;
+            record_ = encode(*failed);
             sends_.push_back(comm_.isend(dest, tag::failure, static_cast<const char*>(nullptr), 0));
-            sends_.push_back(comm_.isend(dest, tag::failure_record, reinterpret_cast<const char*>(&record_),
-                                         static_cast<int>(sizeof record_)));
-            count.bytes += sizeof record_;
+            sends_.push_back(comm_.isend(dest, tag::failure_record, record_.data(), static_cast<int>(record_.size())));
+            count.bytes += record_.size();
         } else {
             sends_.push_back(comm_.isend(dest, tag::values, out_.data(), static_cast<int>(out_.size())));
             count.bytes += out_.size();
@@ -310,7 +309,7 @@ private:
     std::vector<boost::mpi::request> sends_;
     std::vector<boost::mpi::request> recvs_;
     std::vector<std::size_t> sizes_;
-    failure record_; // the failure being sent (alive until the sends complete)
+    std::vector<char> record_; // the failure being sent (alive until the sends complete)
 };
 
 } // namespace treefold::net

@@ -116,10 +116,11 @@ void send_values(const boost::mpi::communicator& comm, int dest, const T* values
 /// Sends a failure to `dest` where values were expected (counted as one message).
 inline void send_failure(const boost::mpi::communicator& comm, int dest, const failure& f, counters& count)
 {
+    const std::vector<char> record = encode(f);
     comm.send(dest, tag::failure, static_cast<const char*>(nullptr), 0);
-    comm.send(dest, tag::failure_record, reinterpret_cast<const char*>(&f), static_cast<int>(sizeof f));
+    comm.send(dest, tag::failure_record, record.data(), static_cast<int>(record.size()));
     ++count.messages;
-    count.bytes += sizeof f;
+    count.bytes += record.size();
 }
 
 /// Sends values[0, n) to `dest`, or the failure when there is one.
@@ -137,9 +138,10 @@ void send_values_or_failure(const boost::mpi::communicator& comm, int dest, cons
 /// The record that follows a tag::failure message from `source` (call after receiving it).
 inline failure take_failure_record(const boost::mpi::communicator& comm, int source)
 {
-    failure f;
-    comm.recv(source, tag::failure_record, reinterpret_cast<char*>(&f), static_cast<int>(sizeof f));
-    return f;
+    const boost::mpi::status st = comm.probe(source, tag::failure_record);
+    std::vector<char> record(static_cast<std::size_t>(*st.template count<char>()));
+    comm.recv(source, tag::failure_record, record.data(), static_cast<int>(record.size()));
+    return decode_failure(record.data(), record.size());
 }
 
 /// Receives one message from `source`: values (stored in out[0, n), n returned, at most
