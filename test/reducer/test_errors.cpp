@@ -6,9 +6,12 @@
 #include "support/mpi_test.hpp"
 #include "support/oracle.hpp"
 #include "treefold/layout/distribution.hpp"
+#include "treefold/exchange/one_sided.hpp"
+#include "treefold/exchange/schedule.hpp"
 #include "treefold/reducer.hpp"
 
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 using namespace treefold;
@@ -91,7 +94,56 @@ void throwing_operator_reaches_everyone()
     }
 }
 
+/// remote_failure names the rank where the operator threw and carries its message, cut to
+/// failure::text_bytes, on every other rank, whatever the exchange's failure path.
+template <class E>
+void remote_failure_carries_rank_and_text()
+{
+    const auto& w = testing::world();
+    if (w.size() == 1) {
+        return; // no other rank to tell
+    }
+    const std::uint64_t n = 16 * static_cast<std::uint64_t>(w.size()) + 5;
+    const auto l = layout::block_layout::from_counts(layout::even_lower(n, w.size()));
+    const auto xs = iota_values(n);
+    const auto b = l.block_of(w.rank());
+    const std::span<const double> local(xs.data() + b.start, b.count);
+    const std::string why = "operator refused: " + std::string(150, 'x');
+    const int bad = w.size() - 1;
+    auto op = [armed = w.rank() == bad, &why](double x, double y) {
+        if (armed) {
+            throw op_error(why);
+        }
+        return x + y;
+    };
+    reducer<double, decltype(op), kernel::scalar, E> r(w, l, op);
+    bool right = w.rank() == bad;
+    try {
+        r.all_reduce(local);
+        right = false;
+    } catch (const op_error& e) {
+        right = w.rank() == bad && std::string(e.what()) == why;
+    } catch (const remote_failure& e) {
+        const std::string cut = why.substr(0, failure::text_bytes);
+        right = w.rank() != bad && e.info.rank == bad && e.info.what == failure::code::op_threw &&
+                e.info.text == cut && std::string(e.what()).find(cut) != std::string::npos &&
+                std::string(e.what()).find("rank " + std::to_string(bad)) != std::string::npos;
+    }
+    BOOST_CHECK_MESSAGE(testing::all_ranks(w, right), E::name << ": remote_failure lost the rank or the text");
+}
+
 } // namespace
+
+BOOST_AUTO_TEST_CASE(remote_failure_rank_and_text_direct) { remote_failure_carries_rank_and_text<exchange::direct>(); }
+BOOST_AUTO_TEST_CASE(remote_failure_rank_and_text_tree) { remote_failure_carries_rank_and_text<exchange::tree<>>(); }
+BOOST_AUTO_TEST_CASE(remote_failure_rank_and_text_one_sided)
+{
+    remote_failure_carries_rank_and_text<exchange::one_sided>();
+}
+BOOST_AUTO_TEST_CASE(remote_failure_rank_and_text_scheduled)
+{
+    remote_failure_carries_rank_and_text<exchange::scheduled<>>();
+}
 
 BOOST_AUTO_TEST_CASE(ranks_disagreeing_on_n)
 {
