@@ -170,6 +170,17 @@ const std::uint64_t operator_sizes[] = {1, 2, 3, 5, 7, 8, 13, 31, 64, 65, 100, 1
 
 std::string at_n(const char* what, std::uint64_t n) { return std::string(what) + ", N = " + std::to_string(n); }
 
+/// The direct and binomial tree exchanges with the scalar kernel on the rank-order and random
+/// layouts: what every operator case checks at every one of its sizes, beside the rotation.
+template <class T, class Op>
+void direct_and_tree(const mpi::communicator& sub, const std::vector<T>& xs, Op op, const T& want,
+                     const std::string& what, std::uint64_t seed, std::vector<unsigned char>& out)
+{
+    every_combination<type_list<exchange::direct, exchange::tree<>>, type_list<kernel::scalar>>(
+        sub, xs, testing::basic_layouts(xs.size(), sub.size(), seed + static_cast<std::uint64_t>(sub.size())), op,
+        want, what, out);
+}
+
 } // namespace
 
 BOOST_AUTO_TEST_SUITE(same_bits)
@@ -256,14 +267,17 @@ BOOST_AUTO_TEST_CASE(non_associative_and_stateful_operators)
         for (const std::uint64_t n : operator_sizes) {
             const auto xs = testing::mixed_values(n * 3, n, false);
             auto skew = [](double a, double b) { return a * 0.5 + b * 1.5; };
+            direct_and_tree(sub, xs, skew, testing::oracle_reduce(xs, skew), at_n("a*0.5+b*1.5", n), n, all);
             r.run<all_exchanges, scalar_and_best>(sub, xs, skew, testing::oracle_reduce(xs, skew), at_n("a*0.5+b*1.5", n), n,
                                                   all, 5);
             // Captured state decides the result: a reducer that lost it would differ.
             const double w = 0.25 + static_cast<double>(n % 5) / 8.0;
             auto weighted = [w](double a, double b) { return w * a + (1.0 - w) * b; };
+            direct_and_tree(sub, xs, weighted, testing::oracle_reduce(xs, weighted), at_n("stateful lambda", n), n, all);
             r.run<all_exchanges, scalar_and_best>(sub, xs, weighted, testing::oracle_reduce(xs, weighted),
                                                   at_n("stateful lambda", n), n + 1, all, 3);
             double (*fp)(double, double) = [](double a, double b) { return a - b; };
+            direct_and_tree(sub, xs, fp, testing::oracle_reduce(xs, fp), at_n("function pointer a-b", n), n, all);
             r.run<all_exchanges, scalar_and_best>(sub, xs, fp, testing::oracle_reduce(xs, fp), at_n("function pointer a-b", n),
                                                   n + 2, all, 3);
             auto generic_skew = [](auto a, auto b) { return a * 0.5 + b * 1.5; };
@@ -296,6 +310,7 @@ BOOST_AUTO_TEST_CASE(non_commutative_operators)
             const auto want_s = testing::oracle_reduce(letters, std::plus<std::string>());
             BOOST_CHECK(want_m == chain);
             BOOST_CHECK(want_s == text);
+            direct_and_tree(sub, ms, &testing::mat_mul, want_m, at_n("2x2 matrix product", n), n, all);
             r.run<all_exchanges, scalar_and_best>(sub, ms, &testing::mat_mul, want_m, at_n("2x2 matrix product", n), n, all);
             r.run<serialized_exchanges, scalar_and_best>(sub, letters, std::plus<std::string>(), want_s,
                                                   at_n("string concatenation", n), n + 1, all, 3);
