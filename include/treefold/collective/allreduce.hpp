@@ -14,12 +14,10 @@
 #include "treefold/error.hpp"
 #include "treefold/net/comm.hpp"
 #include "treefold/net/schedule_run.hpp"
-#include "treefold/net/tags.hpp"
 #include "treefold/net/transport.hpp"
 #include "treefold/topology/schedule.hpp"
 
 #include <boost/mpi/communicator.hpp>
-#include <boost/mpi/nonblocking.hpp>
 
 #include <algorithm>
 #include <cstddef>
@@ -153,18 +151,6 @@ void schedule_allreducer::elements(std::span<T> data, Op op, net::counters* coun
 
 namespace detail {
 
-template <class T>
-void exchange_bytes(const boost::mpi::communicator& comm, int to, const T* send, std::size_t ns, int from, T* recv,
-                    std::size_t nr, net::counters& count)
-{
-    boost::mpi::request reqs[2];
-    reqs[0] = comm.irecv(from, net::tag::ring, reinterpret_cast<char*>(recv), static_cast<int>(nr * sizeof(T)));
-    reqs[1] = comm.isend(to, net::tag::ring, reinterpret_cast<const char*>(send), static_cast<int>(ns * sizeof(T)));
-    ++count.messages;
-    count.bytes += ns * sizeof(T);
-    boost::mpi::wait_all(reqs, reqs + 2);
-}
-
 /// Start of ring chunk i of n values over p ranks: n / p each, the remainder one extra on the
 /// lowest chunks (layout::even_lower's split).
 inline std::size_t chunk_start(std::size_t n, int p, int i)
@@ -202,7 +188,7 @@ void ring_allreduce(const boost::mpi::communicator& comm, std::span<T> data, Op 
     for (int s = 0; s < p - 1; ++s) {
         const auto [sb, se] = chunk(me - s);
         const auto [rb, re] = chunk(me - s - 1);
-        detail::exchange_bytes(comm, right, data.data() + sb, se - sb, left, incoming.data(), re - rb, c);
+        net::ring_step(comm, right, data.data() + sb, se - sb, left, incoming.data(), re - rb, c);
         for (std::size_t i = rb; i < re; ++i) {
             data[i] = op(std::as_const(incoming[i - rb]), std::as_const(data[i]));
         }
@@ -211,7 +197,7 @@ void ring_allreduce(const boost::mpi::communicator& comm, std::span<T> data, Op 
     for (int s = 0; s < p - 1; ++s) {
         const auto [sb, se] = chunk(me + 1 - s);
         const auto [rb, re] = chunk(me - s);
-        detail::exchange_bytes(comm, right, data.data() + sb, se - sb, left, data.data() + rb, re - rb, c);
+        net::ring_step(comm, right, data.data() + sb, se - sb, left, data.data() + rb, re - rb, c);
     }
 }
 
@@ -242,13 +228,9 @@ void rabenseifner_allreduce(const boost::mpi::communicator& comm, std::span<T> d
     int v = -1; // rank among the q power-of-two participants
     if (me < 2 * r) {
         if (me % 2 == 0) {
-            comm.send(me + 1, net::tag::ring, reinterpret_cast<const char*>(data.data()),
-                      static_cast<int>(n * sizeof(T)));
-            ++c.messages;
-            c.bytes += n * sizeof(T);
+            net::ring_step<T>(comm, me + 1, data.data(), n, -1, nullptr, 0, c);
         } else {
-            comm.recv(me - 1, net::tag::ring, reinterpret_cast<char*>(incoming.data()),
-                      static_cast<int>(n * sizeof(T)));
+            net::ring_step<T>(comm, -1, nullptr, 0, me - 1, incoming.data(), n, c);
             for (std::size_t i = 0; i < n; ++i) {
                 data[i] = op(std::as_const(incoming[i]), std::as_const(data[i]));
             }
@@ -272,7 +254,7 @@ void rabenseifner_allreduce(const boost::mpi::communicator& comm, std::span<T> d
             const std::size_t ke = lower ? mid : hi;
             const std::size_t sb = lower ? mid : lo;
             const std::size_t se = lower ? hi : mid;
-            detail::exchange_bytes(comm, real(partner), data.data() + sb, se - sb, real(partner), incoming.data(),
+            net::ring_step(comm, real(partner), data.data() + sb, se - sb, real(partner), incoming.data(),
                                    ke - kb, c);
             for (std::size_t i = kb; i < ke; ++i) {
                 data[i] = lower ? op(std::as_const(data[i]), std::as_const(incoming[i - kb]))
@@ -289,7 +271,7 @@ void rabenseifner_allreduce(const boost::mpi::communicator& comm, std::span<T> d
             const std::size_t mid = plo + (phi - plo) / 2;
             const std::size_t rb = lower ? mid : plo;
             const std::size_t re = lower ? phi : mid;
-            detail::exchange_bytes(comm, real(partner), data.data() + lo, hi - lo, real(partner), data.data() + rb,
+            net::ring_step(comm, real(partner), data.data() + lo, hi - lo, real(partner), data.data() + rb,
                                    re - rb, c);
             lo = plo;
             hi = phi;
@@ -298,13 +280,9 @@ void rabenseifner_allreduce(const boost::mpi::communicator& comm, std::span<T> d
     // Hand the result back to the even ranks of the first 2r.
     if (me < 2 * r) {
         if (me % 2 == 1) {
-            comm.send(me - 1, net::tag::ring, reinterpret_cast<const char*>(data.data()),
-                      static_cast<int>(n * sizeof(T)));
-            ++c.messages;
-            c.bytes += n * sizeof(T);
+            net::ring_step<T>(comm, me - 1, data.data(), n, -1, nullptr, 0, c);
         } else {
-            comm.recv(me + 1, net::tag::ring, reinterpret_cast<char*>(data.data()),
-                      static_cast<int>(n * sizeof(T)));
+            net::ring_step<T>(comm, -1, nullptr, 0, me + 1, data.data(), n, c);
         }
     }
 }
