@@ -117,6 +117,15 @@ public:
     failure info;
 };
 
+/// A reduce root outside [0, p): std::invalid_argument naming both (every C++ rooted call).
+inline void check_root(int root, int p)
+{
+    if (root < 0 || root >= p) {
+        throw std::invalid_argument("treefold: reduce root " + std::to_string(root) +
+                                    " is not a rank of a communicator of size " + std::to_string(p));
+    }
+}
+
 /// The one mapping from a finished call's errors to exceptions: this rank's own exception
 /// first, then a wrong local size (std::invalid_argument naming the rank and sizes), then any
 /// other failure (remote_failure). Returns normally when the call succeeded.

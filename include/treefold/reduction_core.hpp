@@ -60,11 +60,7 @@ public:
     template <class Kernel, class Op>
     std::optional<T> reduce(const T* local, std::size_t values, Op& op, int root)
     {
-        if (root < 0 || root >= comm_.size()) {
-            throw std::invalid_argument("treefold: reduce root " + std::to_string(root) +
-                                        " is not a rank of a communicator of size " +
-                                        std::to_string(comm_.size()));
-        }
+        check_root(root, comm_.size());
         exchange::outcome<T> out = run<Kernel>(local, values, op);
         const int me = comm_.rank();
         const int from = exchange::result_everywhere_plan<plan_type> ? root : plan_.finisher();

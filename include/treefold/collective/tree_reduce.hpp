@@ -130,14 +130,6 @@ std::optional<failure> fold_subtree(const boost::mpi::communicator& pc, std::spa
     return failed;
 }
 
-inline void check_root(int root, int p)
-{
-    if (root < 0 || root >= p) {
-        throw std::invalid_argument("treefold: reduce root " + std::to_string(root) +
-                                    " is not a rank of a communicator of size " + std::to_string(p));
-    }
-}
-
 template <class Shape>
 void record(const net::counters& count, std::uint64_t total, int p, int extra_rounds)
 {
@@ -153,7 +145,7 @@ void tree_call(const boost::mpi::communicator& comm, std::span<const T> in, std:
     const int p = comm.size();
     counters_slot() = {};
     if (!all) {
-        check_root(root, p);
+        treefold::check_root(root, p);
     }
     if ((all || comm.rank() == root) && out.size() < in.size()) {
         throw std::invalid_argument(std::string("treefold: ") + (all ? "tree_all_reduce" : "tree_reduce") +
