@@ -193,23 +193,18 @@ private:
     template <class Codec>
     std::optional<failure> take(std::size_t i, int source)
     {
-        boost::mpi::status st;
         if constexpr (codec<typename Codec::value_type>::raw) {
-            st = recvs_[i].wait();
-        } else {
-            st = comm_.probe(source, boost::mpi::any_tag);
-            if (st.tag() != tag::failure) {
-                in_[i].resize(static_cast<std::size_t>(*st.template count<char>()));
-                comm_.recv(source, tag::values, in_[i].data(), static_cast<int>(in_[i].size()));
-            } else {
-                comm_.recv(source, tag::failure);
+            const boost::mpi::status st = recvs_[i].wait();
+            if (st.tag() == tag::failure) {
+                return take_failure_record(comm_, source);
             }
+            sizes_[i] = static_cast<std::size_t>(*st.template count<char>());
+            return std::nullopt;
+        } else {
+            auto failed = recv_message(comm_, source, in_[i]);
+            sizes_[i] = in_[i].size();
+            return failed;
         }
-        if (st.tag() == tag::failure) {
-            return take_failure_record(comm_, source);
-        }
-        sizes_[i] = static_cast<std::size_t>(*st.template count<char>());
-        return std::nullopt;
     }
 
     /// The partial covering [lo, hi) from the bytes in in_[i].

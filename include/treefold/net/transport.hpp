@@ -66,15 +66,21 @@ struct codec {
         }
     }
 
+    /// A raw payload of `size` bytes must hold whole values, at most `max` of them.
+    static void check_raw(std::size_t size, std::size_t max)
+    {
+        if (size % sizeof(T) != 0 || size / sizeof(T) > max) {
+            unexpected_size();
+        }
+    }
+
     /// Decodes bytes [data, data + size) into out[0, max); returns the count. A count above
     /// `max` or a ragged size is an internal error.
     static std::size_t read(const boost::mpi::communicator& comm, const char* data, std::size_t size, T* out,
                             std::size_t max)
     {
         if constexpr (raw) {
-            if (size % sizeof(T) != 0 || size / sizeof(T) > max) {
-                unexpected_size();
-            }
+            check_raw(size, max);
             if (size > 0) {
                 std::memcpy(static_cast<void*>(out), data, size);
             }
@@ -145,29 +151,42 @@ inline failure take_failure_record(const boost::mpi::communicator& comm, int sou
     return decode_failure(record.data(), record.size());
 }
 
+/// Receives the next message from `source` in whole, whatever its size (taken by probe): its
+/// payload bytes into `bytes`, or the failure it announces.
+inline std::optional<failure> recv_message(const boost::mpi::communicator& comm, int source, std::vector<char>& bytes)
+{
+    const boost::mpi::status st = comm.probe(source, boost::mpi::any_tag);
+    if (st.tag() == tag::failure) {
+        comm.recv(source, tag::failure);
+        return take_failure_record(comm, source);
+    }
+    bytes.resize(static_cast<std::size_t>(*st.template count<char>()));
+    comm.recv(source, tag::values, bytes.data(), static_cast<int>(bytes.size()));
+    return std::nullopt;
+}
+
 /// Receives one message from `source`: values (stored in out[0, n), n returned, at most
 /// `max`) or a failure (stored in `failed`, 0 returned).
 template <class T>
 std::size_t recv_values(const boost::mpi::communicator& comm, int source, T* out, std::size_t max,
                         std::optional<failure>& failed)
 {
-    const boost::mpi::status st = comm.probe(source, boost::mpi::any_tag);
-    if (st.tag() == tag::failure) {
-        comm.recv(source, tag::failure);
-        failed = take_failure_record(comm, source);
-        return 0;
-    }
-    const auto size = static_cast<std::size_t>(*st.template count<char>());
     if constexpr (codec<T>::raw) {
-        if (size % sizeof(T) != 0 || size / sizeof(T) > max) {
-            unexpected_size();
+        // Straight into `out`: no staging copy on the hot path.
+        const boost::mpi::status st = comm.probe(source, boost::mpi::any_tag);
+        if (st.tag() == tag::failure) {
+            comm.recv(source, tag::failure);
+            failed = take_failure_record(comm, source);
+            return 0;
         }
+        const auto size = static_cast<std::size_t>(*st.template count<char>());
+        codec<T>::check_raw(size, max);
         comm.recv(source, tag::values, reinterpret_cast<char*>(out), static_cast<int>(size));
         return size / sizeof(T);
     } else {
-        std::vector<char> encoded(size);
-        comm.recv(source, tag::values, encoded.data(), static_cast<int>(size));
-        return codec<T>::read(comm, encoded.data(), size, out, max);
+        std::vector<char> encoded;
+        failed = recv_message(comm, source, encoded);
+        return failed ? 0 : codec<T>::read(comm, encoded.data(), encoded.size(), out, max);
     }
 }
 
