@@ -116,57 +116,7 @@ int check_global(int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm
     return MPI_SUCCESS;
 }
 
-int walk(const shape_ops& shape, const void* sendbuf, void* recvbuf, MPI_Datatype datatype, MPI_Op op, int root,
-         MPI_Comm pc, int p, int me, bool all, bool bad, int count);
-
-/// The reduction along `shape` (see reduce.h for the contract).
-///
-/// Every position pre-posts a receive per child, then folds its pieces (children before
-/// it, its own input, children after it) in position order, from the left or from the
-/// right as the shape prefers. MPI_Reduce_local(a, b) leaves a op b in b, so the
-/// right operand's buffer is always the one written: folding from the left the result
-/// moves into each next piece's buffer, folding from the right it stays in the last
-/// piece's buffer. Either way the result ends in the last piece's buffer, which on the
-/// root is recvbuf whenever that is possible, and only an own input that must be written
-/// is copied.
-///
-/// With `all` (allreduce) the root is the shape's root, every rank may pass MPI_IN_PLACE and
-/// needs a recvbuf, and the result (or a failure) then goes to every rank along a binomial
-/// broadcast, so every rank returns the same error class.
-int reduce_along(const shape_ops& shape, const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
-                 MPI_Op op, int root, MPI_Comm comm, bool all)
-{
-    last_counters = {};
-    int p = 0;
-    int me = 0;
-    int rc = check_global(count, datatype, op, all ? 0 : root, comm, &p, &me);
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    if (all) {
-        root = shape.root(p);
-    }
-    const bool in_place = sendbuf == MPI_IN_PLACE;
-    bool failed = (in_place && me != root && !all) || (count > 0 && sendbuf == nullptr) ||
-                  (count > 0 && (me == root || all) && recvbuf == nullptr);
-    if (count == 0) {
-        return failed ? MPI_ERR_BUFFER : MPI_SUCCESS;
-    }
-    MPI_Comm pc = MPI_COMM_NULL;
-    rc = net::private_comm(comm, &pc);
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    try {
-        return walk(shape, sendbuf, recvbuf, datatype, op, root, pc, p, me, all, failed, count);
-    } catch (const net::mpi_error& e) {
-        return e.rc;
-    } catch (const boost::mpi::exception& e) {
-        return e.result_code();
-    }
-}
-
-/// reduce_along after the checks; MPI errors are thrown as mpi_error.
+/// reduce_along (below) after its checks; MPI errors are thrown as net::mpi_error.
 int walk(const shape_ops& shape, const void* sendbuf, void* recvbuf, MPI_Datatype datatype, MPI_Op op, int root,
          MPI_Comm pc, int p, int me, bool all, bool bad, int count)
 {
@@ -241,20 +191,22 @@ int walk(const shape_ops& shape, const void* sendbuf, void* recvbuf, MPI_Datatyp
     net::walk_subtree(children, me, shape.fold_from_right, failed, take, combine);
 
     ch.buffer = acc;
-    if (parent >= 0) {
+    if (parent >= 0) { // acc is this subtree's value
         ch.send(parent, failed);
     } else if (me == root && !failed && acc != recvbuf) {
         ch.copy(acc, recvbuf);
     }
-    // The result reaches the caller's root (reduce) or every rank (allreduce); a rank that
-    // failed locally receives into scratch. With MPI_IN_PLACE the root's input was in recvbuf,
-    // which it has finished reading by now.
-    if (me != top) {
+    // The result reaches the caller's root (reduce) or every rank (allreduce): the tree's
+    // root sends it from recvbuf once it is its own result, else from acc; the others receive
+    // into recvbuf, or into scratch after a local failure. With MPI_IN_PLACE the root's input
+    // was in recvbuf, which it has finished reading by now.
+    if (me == top) {
+        ch.buffer = me == root ? recvbuf : acc;
+    } else {
         ch.buffer = failed ? scratch(own_slot + 1, t) : recvbuf;
     }
     int extra = top != root ? 1 : 0;
     if (all) {
-        ch.buffer = me == top ? recvbuf : ch.buffer;
         net::broadcast(ch, p, me, top, failed);
         extra = detail::broadcast_rounds(p);
     } else {
@@ -268,6 +220,53 @@ int walk(const shape_ops& shape, const void* sendbuf, void* recvbuf, MPI_Datatyp
     last_counters.p = p;
     last_counters.extra_rounds = extra;
     return failed ? MPI_ERR_BUFFER : MPI_SUCCESS;
+}
+
+/// The reduction along `shape` (see reduce.h for the contract).
+///
+/// Every position pre-posts a receive per child, then folds its pieces (children before
+/// it, its own input, children after it) in position order, from the left or from the
+/// right as the shape prefers. MPI_Reduce_local(a, b) leaves a op b in b, so the
+/// right operand's buffer is always the one written: folding from the left the result
+/// moves into each next piece's buffer, folding from the right it stays in the last
+/// piece's buffer. Either way the result ends in the last piece's buffer, which on the
+/// root is recvbuf whenever that is possible, and only an own input that must be written
+/// is copied.
+///
+/// With `all` (allreduce) the root is the shape's root, every rank may pass MPI_IN_PLACE and
+/// needs a recvbuf, and the result (or a failure) then goes to every rank along a binomial
+/// broadcast, so every rank returns the same error class.
+int reduce_along(const shape_ops& shape, const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                 MPI_Op op, int root, MPI_Comm comm, bool all)
+{
+    last_counters = {};
+    int p = 0;
+    int me = 0;
+    int rc = check_global(count, datatype, op, all ? 0 : root, comm, &p, &me);
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    if (all) {
+        root = shape.root(p);
+    }
+    const bool in_place = sendbuf == MPI_IN_PLACE;
+    bool failed = (in_place && me != root && !all) || (count > 0 && sendbuf == nullptr) ||
+                  (count > 0 && (me == root || all) && recvbuf == nullptr);
+    if (count == 0) {
+        return failed ? MPI_ERR_BUFFER : MPI_SUCCESS;
+    }
+    MPI_Comm pc = MPI_COMM_NULL;
+    rc = net::private_comm(comm, &pc);
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    try {
+        return walk(shape, sendbuf, recvbuf, datatype, op, root, pc, p, me, all, failed, count);
+    } catch (const net::mpi_error& e) {
+        return e.rc;
+    } catch (const boost::mpi::exception& e) {
+        return e.result_code();
+    }
 }
 
 } // namespace

@@ -2,7 +2,6 @@
 /// What an exchange plan's run() leaves on a rank, and the contract every plan meets.
 
 #include "treefold/error.hpp"
-#include "treefold/net/transport.hpp"
 
 #include <exception>
 #include <optional>
