@@ -132,7 +132,38 @@ void remote_failure_carries_rank_and_text()
     BOOST_CHECK_MESSAGE(testing::all_ranks(w, right), E::name << ": remote_failure lost the rank or the text");
 }
 
+/// An operator that throws something other than a std::exception: that rank rethrows it, the
+/// others get remote_failure naming the rank with no text (there is none to carry).
+void non_standard_exception_reaches_everyone()
+{
+    const auto& w = testing::world();
+    const std::uint64_t n = 8 * static_cast<std::uint64_t>(w.size()) + 1;
+    const auto l = layout::block_layout::from_counts(layout::even_lower(n, w.size()));
+    const auto xs = iota_values(n);
+    const auto b = l.block_of(w.rank());
+    const std::span<const double> local(xs.data() + b.start, b.count);
+    const int bad = 0;
+    auto op = [armed = w.rank() == bad](double x, double y) {
+        if (armed) {
+            throw 7;
+        }
+        return x + y;
+    };
+    reducer<double, decltype(op), kernel::scalar> r(w, l, op);
+    bool right = false;
+    try {
+        r.all_reduce(local);
+    } catch (int code) {
+        right = w.rank() == bad && code == 7;
+    } catch (const remote_failure& e) {
+        right = w.rank() != bad && e.info.rank == bad && e.info.what == failure::code::op_threw && e.info.text.empty();
+    }
+    BOOST_CHECK_MESSAGE(testing::all_ranks(w, right), "a non-standard exception was not reported as such");
+}
+
 } // namespace
+
+BOOST_AUTO_TEST_CASE(non_standard_exception_from_the_operator) { non_standard_exception_reaches_everyone(); }
 
 BOOST_AUTO_TEST_CASE(remote_failure_rank_and_text_direct) { remote_failure_carries_rank_and_text<exchange::direct>(); }
 BOOST_AUTO_TEST_CASE(remote_failure_rank_and_text_tree) { remote_failure_carries_rank_and_text<exchange::tree<>>(); }
