@@ -20,7 +20,8 @@ struct failure {
         none = 0,
         local_size = 1, ///< a rank passed the wrong number of values (got, want)
         op_threw = 2,   ///< the operator threw (text: its what(), truncated)
-        bad_buffer = 3  ///< C entry points: a null or aliased buffer on some rank
+        bad_buffer = 3,  ///< C entry points: a null or aliased buffer on some rank
+        out_of_order = 4 ///< an MPI library combined ranges that do not meet (got: left end, want: right start)
     };
     /// The operator's message is kept up to this many bytes.
     static constexpr std::size_t text_bytes = 95;
@@ -41,6 +42,14 @@ struct failure {
         f.rank = rank;
         f.got = got;
         f.want = want;
+        return f;
+    }
+
+    /// Ranges that do not meet, handed to the merge on `rank`: [.., left_end) and [right_begin, ..).
+    static failure out_of_order(int rank, std::uint64_t left_end, std::uint64_t right_begin)
+    {
+        failure f = local_size(rank, left_end, right_begin);
+        f.what = code::out_of_order;
         return f;
     }
 
@@ -68,6 +77,10 @@ struct failure {
                    " local values but its block holds " + std::to_string(want);
         case code::bad_buffer:
             return "treefold: rank " + std::to_string(rank) + " passed an invalid buffer";
+        case code::out_of_order:
+            return "treefold: the MPI library combined non-adjacent ranges on rank " + std::to_string(rank) +
+                   " (one ending at index " + std::to_string(got) + ", the next starting at " + std::to_string(want) +
+                   "): it broke rank order, no result";
         default: {
             std::string m = "treefold: the reduction operator threw on rank " + std::to_string(rank);
             if (!text.empty()) {

@@ -6,6 +6,7 @@
 #include "support/mpi_test.hpp"
 #include "support/oracle.hpp"
 #include "treefold/layout/distribution.hpp"
+#include "treefold/exchange/native.hpp"
 #include "treefold/exchange/one_sided.hpp"
 #include "treefold/exchange/schedule.hpp"
 #include "treefold/reducer.hpp"
@@ -226,6 +227,9 @@ BOOST_AUTO_TEST_CASE(wrong_local_size_direct) { wrong_local_size_throws_everywhe
 BOOST_AUTO_TEST_CASE(wrong_local_size_tree) { wrong_local_size_throws_everywhere<exchange::tree<>>(); }
 BOOST_AUTO_TEST_CASE(throwing_operator_direct) { throwing_operator_reaches_everyone<exchange::direct>(); }
 BOOST_AUTO_TEST_CASE(throwing_operator_tree) { throwing_operator_reaches_everyone<exchange::tree<>>(); }
+BOOST_AUTO_TEST_CASE(wrong_local_size_native) { wrong_local_size_throws_everywhere<exchange::native>(); }
+BOOST_AUTO_TEST_CASE(throwing_operator_native) { throwing_operator_reaches_everyone<exchange::native>(); }
+BOOST_AUTO_TEST_CASE(remote_failure_rank_and_text_native) { remote_failure_carries_rank_and_text<exchange::native>(); }
 
 BOOST_AUTO_TEST_CASE(bad_root)
 {

@@ -30,10 +30,14 @@
 
 namespace treefold::net {
 
-/// Messages and bytes this rank sent during the last call.
+/// What this rank sent during the last call: treefold's own point-to-point messages and
+/// their payload bytes, and the MPI library's collectives it called (their messages are the
+/// library's own and are not counted) with the bytes of their send buffers.
 struct counters {
     std::uint64_t messages = 0;
     std::uint64_t bytes = 0;
+    std::uint64_t collectives = 0;
+    std::uint64_t collective_bytes = 0;
 };
 
 [[noreturn]] inline void unexpected_size()

@@ -1,0 +1,229 @@
+#pragma once
+/// The native exchange: the MPI library's own MPI_Allreduce / MPI_Reduce (and their
+/// nonblocking forms) combine the ranks' frontiers, as fixed-size records (frontier_record.hpp)
+/// under a non-commutative user-defined operation that runs treefold's exact merge.
+///
+/// MPI combines the operands of a non-commutative operation in rank order (with any
+/// bracketing); the plan runs on a communicator whose ranks are the blocks' positions in
+/// index order, and the merge is bitwise associative, so whatever algorithm the MPI library
+/// picks gives the same bits. The merge checks that its operands' ranges meet and turns a
+/// broken order into a failure instead of a wrong result. The operator reaches the merge
+/// through the plan's state, attached to the record datatype MPI hands the operation.
+/// Elements that are not trivially copyable use the binomial tree exchange instead.
+
+#include "treefold/exchange/outcome.hpp"
+#include "treefold/exchange/tree.hpp"
+#include "treefold/frontier_record.hpp"
+#include "treefold/layout/block_layout.hpp"
+#include "treefold/layout/routes.hpp"
+#include "treefold/net/native_op.hpp"
+#include "treefold/net/transport.hpp"
+
+#include <boost/mpi/communicator.hpp>
+#include <mpi.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <exception>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <type_traits>
+#include <vector>
+
+namespace treefold::exchange {
+
+/// The native exchange's plan for trivially copyable T (see the file comment).
+template <class T>
+class native_plan {
+public:
+    static constexpr bool result_everywhere = true;
+
+    /// Collective over `comm` (splits it when the blocks are not in rank order).
+    native_plan(const boost::mpi::communicator& comm, const layout::block_layout& layout)
+        : comm_(in_index_order(comm, layout)), rank_(comm.rank()), n_(layout.size()),
+          block_(layout.block_of(comm.rank())), local_nodes_(layout::block_nodes(layout, comm.rank())),
+          state_(std::make_unique<state>(layout.size(), comm.rank())),
+          type_(std::make_unique<net::bound_datatype>(state_->record.bytes(), state_.get())),
+          send_(state_->record.bytes()), recv_(state_->record.bytes())
+    {
+        const auto order = layout.index_order();
+        finisher_ = order[0];
+        position_.resize(order.size());
+        for (std::size_t i = 0; i < order.size(); ++i) {
+            position_[static_cast<std::size_t>(order[i])] = static_cast<int>(i);
+        }
+        local_values_.reserve(local_nodes_.size());
+    }
+
+    /// The rank at position 0 (every rank ends with the result).
+    int finisher() const { return finisher_; }
+    /// Bytes of one frontier record (the MPI reduction's message size).
+    std::size_t record_bytes() const { return state_->record.bytes(); }
+
+    /// The result (or failure) on every rank, through MPI_Allreduce.
+    template <class Kernel, class Op>
+    outcome<T> run(const T* local, Op& op, std::optional<failure> failed, net::counters& count,
+                   std::exception_ptr& own_error)
+    {
+        start<Kernel>(local, op, failed, count, own_error, -1, false);
+        return finish();
+    }
+
+    /// The result (or failure) on `root` only, through MPI_Reduce; elsewhere the outcome holds
+    /// only this rank's own failure.
+    template <class Kernel, class Op>
+    outcome<T> run_to_root(const T* local, Op& op, std::optional<failure> failed, net::counters& count,
+                           std::exception_ptr& own_error, int root)
+    {
+        start<Kernel>(local, op, failed, count, own_error, root, false);
+        return finish();
+    }
+
+    /// Computes this rank's record and starts the reduction to every rank (root < 0) or to
+    /// `root`; blocking unless `nonblocking` (then complete it with test() or finish()). One
+    /// call at a time per plan.
+    template <class Kernel, class Op>
+    void start(const T* local, Op& op, std::optional<failure> failed, net::counters& count,
+               std::exception_ptr& own_error, int root, bool nonblocking)
+    {
+        if (active_) {
+            throw std::logic_error("treefold: a nonblocking call on this reducer is still outstanding");
+        }
+        bind<Op>();
+        state_->op = &op;
+        state_->own_error = &own_error;
+        root_ = root;
+        local_failure_ = failed;
+        local_values_.clear();
+        for (std::size_t i = 0; i < local_nodes_.size() && !failed; ++i) {
+            const treefold::tree::node v = local_nodes_[i];
+            guarded(rank_, failed, own_error, [&] {
+                local_values_.push_back(Kernel::reduce_node(local + (v.x - block_.start), treefold::tree::cover_size(v, n_), op));
+            });
+        }
+        local_failure_ = failed;
+        if (failed) {
+            state_->record.write_failure(send_.data(), *failed);
+        } else {
+            state_->record.write(send_.data(), block_.start, block_.start + block_.count, local_values_.data());
+        }
+        ++count.collectives;
+        count.collective_bytes += send_.size();
+        const int at = root < 0 ? -1 : position_[static_cast<std::size_t>(root)];
+        net::reduce_one(send_.data(), recv_.data(), type_->get(), op_->get(), at, comm_,
+                        nonblocking ? &request_ : nullptr);
+        active_ = nonblocking;
+    }
+
+    /// True when the outstanding nonblocking call (if any) has completed.
+    bool test()
+    {
+        if (!active_) {
+            return true;
+        }
+        active_ = !net::test_request(request_);
+        return !active_;
+    }
+
+    /// Completes the call (waiting for a nonblocking one) and reads its outcome.
+    outcome<T> finish()
+    {
+        if (active_) {
+            active_ = false;
+            net::wait_request(request_);
+        }
+        outcome<T> out;
+        if (root_ >= 0 && rank_ != root_) {
+            out.failed = local_failure_;
+            if (!out.failed && *state_->own_error) {
+                out.failed = failure::op_threw(rank_, *state_->own_error);
+            }
+            return out;
+        }
+        T value{};
+        out.failed = state_->record.read_result(recv_.data(), value);
+        if (!out.failed) {
+            out.value = value;
+        }
+        return out;
+    }
+
+private:
+    struct state {
+        state(treefold::tree::index_t n, int r) : record(n), rank(r) {}
+        frontier_record<T> record;
+        int rank;
+        void* op = nullptr; // the call's operator, of the type the MPI operation was made for
+        std::exception_ptr* own_error = nullptr;
+    };
+
+    /// MPI's user function: inoutvec[i] = invec[i] merged with inoutvec[i], lower ranks left.
+    template <class Op>
+    static void merge(void* in, void* inout, int* len, MPI_Datatype* type)
+    {
+        auto* s = static_cast<state*>(net::bound_datatype::state_of(*type));
+        if (s == nullptr) {
+            std::fputs("treefold: the MPI library called the native merge without its datatype\n", stderr);
+            MPI_Abort(MPI_COMM_WORLD, 1);
+            return;
+        }
+        const std::size_t bytes = s->record.bytes();
+        for (int i = 0; i < *len; ++i) {
+            s->record.merge(static_cast<const char*>(in) + static_cast<std::size_t>(i) * bytes,
+                            static_cast<char*>(inout) + static_cast<std::size_t>(i) * bytes,
+                            *static_cast<Op*>(s->op), s->rank, *s->own_error);
+        }
+    }
+
+    /// The MPI operation for operator type Op (made on the first call; a reducer keeps one Op type).
+    template <class Op>
+    void bind()
+    {
+        MPI_User_function* f = &merge<Op>;
+        if (op_fn_ != f) {
+            op_ = std::make_unique<net::user_op>(f);
+            op_fn_ = f;
+        }
+    }
+
+    static boost::mpi::communicator in_index_order(const boost::mpi::communicator& comm,
+                                                   const layout::block_layout& layout)
+    {
+        const auto order = layout.index_order();
+        if (std::is_sorted(order.begin(), order.end())) {
+            return comm;
+        }
+        const auto me = static_cast<int>(std::find(order.begin(), order.end(), comm.rank()) - order.begin());
+        return comm.split(0, me);
+    }
+
+    boost::mpi::communicator comm_;
+    int rank_;
+    treefold::tree::index_t n_;
+    layout::block block_;
+    std::vector<treefold::tree::node> local_nodes_;
+    std::vector<int> position_; // by rank: position in index order (the rank in comm_)
+    int finisher_ = 0;
+    std::unique_ptr<state> state_; // its address is the datatype's attribute
+    std::unique_ptr<net::bound_datatype> type_;
+    std::unique_ptr<net::user_op> op_;
+    MPI_User_function* op_fn_ = nullptr;
+    std::vector<char> send_;
+    std::vector<char> recv_;
+    std::vector<T> local_values_; // capacity kept
+    std::optional<failure> local_failure_;
+    int root_ = -1;
+    MPI_Request request_ = MPI_REQUEST_NULL;
+    bool active_ = false;
+};
+
+/// Exchange policy: the MPI library's reductions over frontier records (see file comment).
+struct native {
+    static constexpr const char* name = "native";
+
+    template <class T>
+    using plan = std::conditional_t<std::is_trivially_copyable_v<T>, native_plan<T>, tree<>::plan<T>>;
+};
+
+} // namespace treefold::exchange

@@ -1,0 +1,204 @@
+// The native exchange: frontier records and their merge (no MPI), then the records under the
+// MPI library's own reductions: a merge that throws inside MPI, counters, record size.
+#include <boost/test/unit_test.hpp>
+
+#include "support/mpi_test.hpp"
+#include "support/oracle.hpp"
+#include "treefold/exchange/native.hpp"
+#include "treefold/frontier.hpp"
+#include "treefold/frontier_record.hpp"
+#include "treefold/kernel/scalar.hpp"
+#include "treefold/layout/distribution.hpp"
+#include "treefold/reducer.hpp"
+
+#include <cstdint>
+#include <cstring>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+using namespace treefold;
+namespace mpi = boost::mpi;
+using tree::index_t;
+
+namespace {
+
+double skew(double a, double b) { return a * 0.5 + b * 1.5; } // neither associative nor commutative
+
+std::vector<double> values(index_t n)
+{
+    std::vector<double> xs(n);
+    for (index_t i = 0; i < n; ++i) {
+        xs[i] = 1.0 + static_cast<double>(i % 7) / 8.0;
+    }
+    return xs;
+}
+
+/// The record of [s, e): the frontier's values computed with the scalar kernel.
+std::vector<char> record_of(const frontier_record<double>& f, const std::vector<double>& xs, index_t s, index_t e)
+{
+    std::vector<double> vals;
+    auto op = &skew;
+    tree::for_each_maximal_node(s, e, xs.size(), [&](tree::node v) {
+        vals.push_back(kernel::scalar::reduce_node(xs.data() + v.x, tree::cover_size(v, xs.size()), op));
+    });
+    std::vector<char> r(f.bytes());
+    f.write(r.data(), s, e, vals.data());
+    return r;
+}
+
+bool same_record(const std::vector<char>& a, const std::vector<char>& b, std::size_t values_count)
+{
+    return std::memcmp(a.data(), b.data(), frontier_record<double>::head_bytes + values_count * sizeof(double)) == 0;
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(record_merge_is_the_frontier_of_the_union)
+{
+    // merge(record[a, b), record[b, c)) == record[a, c) for every a <= b <= c.
+    for (const index_t n : {index_t{1}, index_t{2}, index_t{5}, index_t{17}, index_t{33}}) {
+        const auto xs = values(n);
+        frontier_record<double> f(n);
+        auto op = &skew;
+        std::exception_ptr own;
+        for (index_t a = 0; a <= n; ++a) {
+            for (index_t b = a; b <= n; ++b) {
+                for (index_t c = b; c <= n; ++c) {
+                    const auto left = record_of(f, xs, a, b);
+                    auto right = record_of(f, xs, b, c);
+                    f.merge(left.data(), right.data(), op, 0, own);
+                    BOOST_REQUIRE_MESSAGE(same_record(right, record_of(f, xs, a, c), tree::maximal_node_count(a, c, n)),
+                                          "n " << n << " [" << a << ", " << b << ") + [" << b << ", " << c << ")");
+                }
+            }
+        }
+        if (n > 0) {
+            double root = 0;
+            BOOST_CHECK(!f.read_result(record_of(f, xs, 0, n).data(), root));
+            BOOST_CHECK_EQUAL(testing::bits_of(root), testing::bits_of(testing::oracle_reduce(xs, op)));
+        }
+        BOOST_CHECK(!own);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(record_has_room_for_every_frontier)
+{
+    for (index_t n = 1; n <= 300; ++n) {
+        frontier_record<double> f(n);
+        std::size_t most = 0;
+        for (index_t a = 0; a < n; ++a) {
+            for (index_t b = a; b <= n; ++b) {
+                most = std::max(most, tree::maximal_node_count(a, b, n));
+            }
+        }
+        BOOST_REQUIRE_MESSAGE(most <= f.capacity(), "n " << n << ": " << most << " nodes, room for " << f.capacity());
+    }
+    // N = 460 doubles (the phylogenetics case): 2 * 9 values, 144 bytes, after the head.
+    BOOST_CHECK_EQUAL(frontier_record<double>(460).bytes(), 24u + 144u);
+    // Small frontiers still leave room for a failure record with its text.
+    BOOST_CHECK_EQUAL(frontier_record<double>(2).bytes(), 24u + failure::head_bytes + failure::text_bytes);
+}
+
+BOOST_AUTO_TEST_CASE(merge_of_non_adjacent_ranges_is_an_error_not_a_result)
+{
+    const index_t n = 20;
+    const auto xs = values(n);
+    frontier_record<double> f(n);
+    auto op = &skew;
+    std::exception_ptr own;
+    const auto left = record_of(f, xs, 0, 3);
+    auto right = record_of(f, xs, 4, 9); // index 3 is missing
+    f.merge(left.data(), right.data(), op, 5, own);
+    double v = 0;
+    const auto failed = f.read_result(right.data(), v);
+    BOOST_REQUIRE(failed);
+    BOOST_CHECK(failed->what == failure::code::out_of_order);
+    BOOST_CHECK_EQUAL(failed->rank, 5);
+    BOOST_CHECK_EQUAL(failed->got, 3u);
+    BOOST_CHECK_EQUAL(failed->want, 4u);
+    BOOST_CHECK(failed->message().find("non-adjacent") != std::string::npos);
+    // Swapped operands (a commuted merge) are caught the same way.
+    auto swapped = record_of(f, xs, 0, 3);
+    f.merge(record_of(f, xs, 3, 9).data(), swapped.data(), op, 1, own);
+    BOOST_CHECK(f.read_result(swapped.data(), v)->what == failure::code::out_of_order);
+    BOOST_CHECK(!own);
+}
+
+BOOST_AUTO_TEST_CASE(empty_ranges_are_the_identity_and_failures_win)
+{
+    const index_t n = 12;
+    const auto xs = values(n);
+    frontier_record<double> f(n);
+    auto op = &skew;
+    std::exception_ptr own;
+    const auto whole = record_of(f, xs, 0, n);
+    auto right = record_of(f, xs, 7, 7);
+    f.merge(whole.data(), right.data(), op, 0, own); // whole + empty
+    BOOST_CHECK(same_record(right, whole, 1));
+    auto again = whole;
+    f.merge(record_of(f, xs, 3, 3).data(), again.data(), op, 0, own); // empty + whole
+    BOOST_CHECK(same_record(again, whole, 1));
+
+    std::vector<char> bad(f.bytes());
+    f.write_failure(bad.data(), failure::local_size(3, 4, 5));
+    auto r = record_of(f, xs, 6, n);
+    f.merge(bad.data(), r.data(), op, 0, own); // a failure on the left replaces the values
+    double v = 0;
+    BOOST_CHECK_EQUAL(f.read_result(r.data(), v)->rank, 3);
+    f.merge(record_of(f, xs, 0, 6).data(), bad.data(), op, 0, own); // and is kept on the right
+    BOOST_CHECK_EQUAL(f.read_result(bad.data(), v)->got, 4u);
+}
+
+BOOST_AUTO_TEST_CASE(operator_throwing_inside_the_mpi_reduction_reaches_every_rank)
+{
+    // One value per rank: the local kernel never calls the operator, so it runs only in the
+    // merges inside the MPI library. It throws when combining x_0 and x_1, on whichever
+    // rank(s) the library does that; that rank rethrows it, every other rank gets
+    // remote_failure naming a rank that threw.
+    const auto& w = testing::world();
+    if (w.size() < 2) {
+        return;
+    }
+    const auto p = static_cast<index_t>(w.size());
+    const auto l = layout::block_layout::from_counts(layout::even_lower(p, w.size()));
+    auto op = [](double a, double b) {
+        if (a == 0.0 && b == 1.0) {
+            throw std::runtime_error("merge refused");
+        }
+        return a + b;
+    };
+    reducer<double, decltype(op), kernel::scalar, exchange::native> r(w, l, op);
+    const double mine = static_cast<double>(w.rank());
+    for (int call = 0; call < 2; ++call) {
+        int threw_here = 0;
+        int named = -1;
+        try {
+            r.all_reduce(std::span<const double>(&mine, 1));
+        } catch (const remote_failure& e) {
+            named = e.info.rank;
+            BOOST_CHECK(e.info.text == "merge refused");
+        } catch (const std::runtime_error& e) {
+            threw_here = std::string(e.what()) == "merge refused" ? 1 : 0;
+        }
+        std::vector<int> threw;
+        mpi::all_gather(w, threw_here, threw);
+        BOOST_CHECK(threw_here == 1 || (named >= 0 && threw[static_cast<std::size_t>(named)] == 1));
+    }
+}
+
+BOOST_AUTO_TEST_CASE(counters_name_one_collective_and_no_message)
+{
+    const auto& w = testing::world();
+    const index_t n = 460;
+    const auto l = layout::block_layout::from_counts(layout::even_upper(n, w.size()));
+    const auto xs = values(n);
+    const auto b = l.block_of(w.rank());
+    reducer<double, std::plus<double>, kernel::scalar, exchange::native> r(w, l);
+    const double v = r.all_reduce(std::span<const double>(xs.data() + b.start, b.count));
+    BOOST_CHECK_EQUAL(testing::bits_of(v), testing::bits_of(testing::oracle_reduce(xs, std::plus<double>())));
+    BOOST_CHECK_EQUAL(r.last_counters().messages, 0u);
+    BOOST_CHECK_EQUAL(r.last_counters().collectives, 1u);
+    BOOST_CHECK_EQUAL(r.last_counters().collective_bytes, frontier_record<double>(n).bytes());
+}
