@@ -2,11 +2,13 @@
 /// The policy-based front door: a reproducible reduction of a distributed array.
 
 #include "treefold/concepts.hpp"
+#include "treefold/exchange/automatic.hpp"
 #include "treefold/exchange/direct.hpp"
 #include "treefold/exchange/tree.hpp"
 #include "treefold/kernel/dispatch.hpp"
 #include "treefold/layout/block_layout.hpp"
 #include "treefold/reduction_core.hpp"
+#include "treefold/request.hpp"
 
 #include <boost/mpi/communicator.hpp>
 
@@ -33,7 +35,8 @@ namespace treefold {
 /// - Kernel: the local kernel computing a node from its elements (kernel::best: the SIMD
 ///   kernel of the best architecture the CPU supports, chosen at run time; kernel::scalar
 ///   is the reference).
-/// - Exchange: how frontiers meet across ranks (exchange::direct, exchange::tree<Shape>,
+/// - Exchange: how frontiers meet across ranks (exchange::automatic, the default, picks the
+///   fastest here; exchange::native, exchange::direct, exchange::tree<Shape>,
 ///   exchange::one_sided, exchange::scheduled<Generator>).
 ///
 /// Construction is collective: the communicator is duplicated (the reducer's messages never
@@ -42,7 +45,7 @@ namespace treefold {
 /// reused by every call; calls do not modify the input and, for trivially copyable T,
 /// allocate nothing after the first.
 template <transportable T, reduction_operator<T> Op = std::plus<T>, kernel_policy<T, Op> Kernel = kernel::best,
-          exchange_policy<T> Exchange = exchange::direct>
+          exchange_policy<T> Exchange = exchange::automatic>
     requires std::is_default_constructible_v<T> && std::is_copy_constructible_v<T>
 class reducer {
 
@@ -80,6 +83,29 @@ public:
     {
         return core_.template reduce<Kernel>(local.data(), local.size(), op_, root);
     }
+
+    /// Starts all_reduce(local) and returns at once; the request's wait() returns what
+    /// all_reduce returns, or throws what it throws. Collective (every rank starts it, in the
+    /// same order as its other calls on this reducer). The local kernel runs before this
+    /// returns; the exchange then progresses in the MPI library (the native exchange's
+    /// MPI_Iallreduce, whatever `Exchange` is: the same bits). `local` must stay valid and
+    /// unmodified until wait() returns, and the reducer takes no other call meanwhile
+    /// (std::logic_error). For T that is not trivially copyable the call completes before
+    /// iall_reduce returns.
+    request<T, T> iall_reduce(std::span<const T> local)
+    {
+        return request<T, T>(core_.template start<Kernel>(local.data(), local.size(), op_, -1));
+    }
+
+    /// Starts reduce(local, root) (MPI_Ireduce); as iall_reduce, and wait() returns what
+    /// reduce returns.
+    request<T, std::optional<T>> ireduce(std::span<const T> local, int root)
+    {
+        return request<T, std::optional<T>>(core_.template start<Kernel>(local.data(), local.size(), op_, root));
+    }
+
+    /// The exchange this reducer runs (for exchange::automatic, the one it chose).
+    std::string_view exchange_used() const { return core_.exchange_used(); }
 
     /// Messages and bytes this rank sent during the last call.
     const net::counters& last_counters() const { return core_.last_counters(); }

@@ -5,19 +5,24 @@
 
 #include "treefold/collective/layout_agreement.hpp"
 #include "treefold/error.hpp"
+#include "treefold/exchange/native.hpp"
 #include "treefold/exchange/outcome.hpp"
 #include "treefold/layout/block_layout.hpp"
 #include "treefold/net/transport.hpp"
 #include "treefold/net/tree_walk.hpp"
+#include "treefold/request.hpp"
 
 #include <boost/mpi/communicator.hpp>
 
 #include <cstddef>
 #include <cstdint>
 #include <exception>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
+#include <type_traits>
 #include <utility>
 
 namespace treefold::detail {
@@ -25,7 +30,7 @@ namespace treefold::detail {
 /// One reduction of elements of type T along `Exchange` (see treefold::reducer for the
 /// contract). `width` values of the caller's span make one element (row_reducer's rows).
 template <class T, class Exchange>
-class reduction_core {
+class reduction_core : private pending_call<T> {
 public:
     using plan_type = typename Exchange::template plan<T>;
 
@@ -45,7 +50,7 @@ public:
     T all_reduce(const T* local, std::size_t values, Op& op)
     {
         exchange::outcome<T> out = run<Kernel>(local, values, op);
-        if constexpr (!exchange::result_everywhere_plan<plan_type>) {
+        if (!result_everywhere()) {
             if (!out.value) {
                 out.value.emplace(); // where the broadcast puts the result
             }
@@ -61,9 +66,14 @@ public:
     std::optional<T> reduce(const T* local, std::size_t values, Op& op, int root)
     {
         check_root(root, comm_.size());
-        exchange::outcome<T> out = run<Kernel>(local, values, op);
         const int me = comm_.rank();
-        const int from = exchange::result_everywhere_plan<plan_type> ? root : plan_.finisher();
+        if constexpr (requires { plan_.template run_to_root<Kernel>(local, op, std::nullopt, last_, own_error_, root); }) {
+            exchange::outcome<T> out = run<Kernel>(local, values, op, root);
+            throw_if_failed(out.failed, own_error_);
+            return me == root ? std::move(out.value) : std::nullopt;
+        }
+        exchange::outcome<T> out = run<Kernel>(local, values, op);
+        const int from = result_everywhere() ? root : plan_.finisher();
         if (me == root && !out.value) {
             out.value.emplace();
         }
@@ -76,6 +86,47 @@ public:
             return std::nullopt;
         }
         return std::move(out.value);
+    }
+
+    /// Starts the reduction to every rank (root < 0) or to `root` without waiting for it
+    /// (through the native exchange's nonblocking MPI reductions; for elements that are not
+    /// trivially copyable the call completes before start returns). Complete it with the
+    /// returned call's test() / finish().
+    template <class Kernel, class Op>
+    pending_call<T>* start(const T* local, std::size_t values, Op& op, int root)
+    {
+        if (root >= 0) {
+            check_root(root, comm_.size());
+        }
+        if (in_flight_) {
+            throw std::logic_error("treefold: this reducer already has a nonblocking call in flight");
+        }
+        eager_.reset();
+        eager_error_ = nullptr;
+        if constexpr (std::is_trivially_copyable_v<T>) {
+            auto& plan = nonblocking_plan();
+            std::optional<failure> failed = prepare(values);
+            plan.template start<Kernel>(local, op, failed, last_, own_error_, root, true);
+        } else {
+            try {
+                eager_ = root < 0 ? std::optional<T>(all_reduce<Kernel>(local, values, op))
+                                  : reduce<Kernel>(local, values, op, root);
+            } catch (...) {
+                eager_error_ = std::current_exception();
+            }
+        }
+        in_flight_ = true;
+        return this;
+    }
+
+    /// The exchange this reducer runs: the plan's choice where it makes one (automatic).
+    std::string_view exchange_used() const
+    {
+        if constexpr (requires { plan_.choice(); }) {
+            return plan_.choice();
+        } else {
+            return Exchange::name;
+        }
     }
 
     /// Elements this rank holds.
@@ -96,19 +147,78 @@ private:
         return l;
     }
 
-    template <class Kernel, class Op>
-    exchange::outcome<T> run(const T* local, std::size_t values, Op& op)
+    /// Resets the call's state; a wrong local size becomes this rank's failure.
+    std::optional<failure> prepare(std::size_t values)
     {
         last_ = {};
         own_error_ = nullptr;
         if (layout_.size() == 0) {
             throw std::domain_error("treefold: reduction of N = 0 values has no result");
         }
-        std::optional<failure> failed;
         if (values != local_count() * width_) {
-            failed = failure::local_size(comm_.rank(), values, local_count() * width_);
+            return failure::local_size(comm_.rank(), values, local_count() * width_);
+        }
+        return std::nullopt;
+    }
+
+    /// The plan's run (root < 0), or its run_to_root where it has one.
+    template <class Kernel, class Op>
+    exchange::outcome<T> run(const T* local, std::size_t values, Op& op, int root = -1)
+    {
+        std::optional<failure> failed = prepare(values);
+        if constexpr (requires { plan_.template run_to_root<Kernel>(local, op, failed, last_, own_error_, root); }) {
+            if (root >= 0) {
+                return plan_.template run_to_root<Kernel>(local, op, failed, last_, own_error_, root);
+            }
         }
         return plan_.template run<Kernel>(local, op, failed, last_, own_error_);
+    }
+
+    bool result_everywhere() const
+    {
+        if constexpr (requires { plan_.result_everywhere(); }) {
+            return plan_.result_everywhere();
+        } else {
+            return exchange::result_everywhere_plan<plan_type>;
+        }
+    }
+
+    /// The native plan nonblocking calls run on: the reducer's own when it is one, else one
+    /// made on the first nonblocking call (collective, like the call).
+    auto& nonblocking_plan()
+    {
+        if constexpr (std::is_same_v<plan_type, exchange::native_plan<T>>) {
+            return plan_;
+        } else {
+            if (!nonblocking_plan_) {
+                nonblocking_plan_ = std::make_unique<exchange::native::plan<T>>(comm_, layout_);
+            }
+            return *nonblocking_plan_;
+        }
+    }
+
+    bool test() override
+    {
+        if constexpr (std::is_trivially_copyable_v<T>) {
+            return nonblocking_plan().test();
+        } else {
+            return true;
+        }
+    }
+
+    std::optional<T> finish() override
+    {
+        in_flight_ = false;
+        if constexpr (std::is_trivially_copyable_v<T>) {
+            exchange::outcome<T> out = nonblocking_plan().finish();
+            throw_if_failed(out.failed, own_error_);
+            return std::move(out.value);
+        } else {
+            if (eager_error_) {
+                std::rethrow_exception(eager_error_);
+            }
+            return std::move(eager_);
+        }
     }
 
     boost::mpi::communicator comm_;
@@ -117,6 +227,11 @@ private:
     plan_type plan_;
     net::counters last_;
     std::exception_ptr own_error_;
+    // Nonblocking calls.
+    std::unique_ptr<exchange::native::plan<T>> nonblocking_plan_; // a tree plan, never made, for serialised T
+    bool in_flight_ = false;
+    std::optional<T> eager_; // serialised T: the result of a call that completed at once
+    std::exception_ptr eager_error_;
 };
 
 } // namespace treefold::detail

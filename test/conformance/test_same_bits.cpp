@@ -15,6 +15,7 @@
 #include "support/conformance.hpp"
 #include "support/mpi_test.hpp"
 #include "support/oracle.hpp"
+#include "treefold/exchange/automatic.hpp"
 #include "treefold/exchange/direct.hpp"
 #include "treefold/exchange/native.hpp"
 #include "treefold/exchange/one_sided.hpp"
@@ -64,7 +65,7 @@ using all_exchanges =
               exchange::tree<topology::binary>, exchange::tree<topology::inorder>, exchange::one_sided,
               exchange::scheduled<exchange::schedules::recursive_doubling>,
               exchange::scheduled<exchange::schedules::heuristic>, exchange::scheduled<exchange::schedules::best>,
-              exchange::native>;
+              exchange::native, exchange::automatic>;
 
 /// The same without one_sided, which moves raw bytes: for types that are not trivially
 /// copyable (they travel through Boost.Serialization).
@@ -73,7 +74,7 @@ using serialized_exchanges =
               exchange::tree<topology::binary>, exchange::tree<topology::inorder>,
               exchange::scheduled<exchange::schedules::recursive_doubling>,
               exchange::scheduled<exchange::schedules::heuristic>, exchange::scheduled<exchange::schedules::best>,
-              exchange::native>;
+              exchange::native, exchange::automatic>;
 
 /// Kernels for any operator. kernel::best picks the precompiled SIMD kernel for built-ins,
 /// the header-only simd<default_arch> for generic lambdas and scalar for the rest.
@@ -118,7 +119,7 @@ void every_combination(const mpi::communicator& sub, const std::vector<T>& xs, c
 /// Walks the matrix without running all of its product on every input: run number t of a
 /// test case uses exchange t mod |Es|, layout kind t mod 7 (testing::layout_kinds) and kernel
 /// (t div |Es|) mod |Ks| (kernel::scalar where the CPU lacks that kernel's architecture). So
-/// every |Es| consecutive runs use every exchange once, with one kernel; |Es| (10) and 7 are
+/// every |Es| consecutive runs use every exchange once, with one kernel; |Es| (11) and 7 are
 /// coprime, so 7·|Es| consecutive runs pair every exchange with every layout kind; |Es|·|Ks|
 /// runs pair every exchange with every kernel. Each call makes `runs` runs on `xs` (|Es| by default).
 struct rotation {

@@ -1,9 +1,11 @@
 // The native exchange: frontier records and their merge (no MPI), then the records under the
-// MPI library's own reductions: a merge that throws inside MPI, counters, record size.
+// MPI library's own reductions: a merge that throws inside MPI, counters, record size. Then
+// exchange::automatic's choice: agreed on every rank, forced by TREEFOLD_EXCHANGE.
 #include <boost/test/unit_test.hpp>
 
 #include "support/mpi_test.hpp"
 #include "support/oracle.hpp"
+#include "treefold/exchange/automatic.hpp"
 #include "treefold/exchange/native.hpp"
 #include "treefold/frontier.hpp"
 #include "treefold/frontier_record.hpp"
@@ -12,6 +14,7 @@
 #include "treefold/reducer.hpp"
 
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <set>
 #include <stdexcept>
@@ -201,4 +204,55 @@ BOOST_AUTO_TEST_CASE(counters_name_one_collective_and_no_message)
     BOOST_CHECK_EQUAL(r.last_counters().messages, 0u);
     BOOST_CHECK_EQUAL(r.last_counters().collectives, 1u);
     BOOST_CHECK_EQUAL(r.last_counters().collective_bytes, frontier_record<double>(n).bytes());
+}
+
+namespace {
+
+/// The choice automatic makes for N values on `w`, with every rank's choice gathered.
+std::vector<std::string> choices(const mpi::communicator& w, index_t n)
+{
+    const auto l = layout::block_layout::from_counts(layout::even_lower(n, w.size()));
+    reducer<double, std::plus<double>, kernel::scalar, exchange::automatic> r(w, l);
+    const auto xs = values(n);
+    const auto b = l.block_of(w.rank());
+    const double v = r.all_reduce(std::span<const double>(xs.data() + b.start, b.count));
+    BOOST_CHECK_EQUAL(testing::bits_of(v), testing::bits_of(testing::oracle_reduce(xs, std::plus<double>())));
+    std::vector<std::string> all;
+    mpi::all_gather(w, std::string(r.exchange_used()), all);
+    return all;
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(automatic_chooses_one_candidate_on_every_rank)
+{
+    const auto& w = testing::world();
+    for (const index_t n : {index_t{3}, index_t{460}, index_t{100000}}) {
+        const auto all = choices(w, n);
+        BOOST_CHECK(std::find(exchange::automatic_candidates.begin(), exchange::automatic_candidates.end(), all[0]) !=
+                    exchange::automatic_candidates.end());
+        BOOST_CHECK(std::all_of(all.begin(), all.end(), [&](const std::string& c) { return c == all[0]; }));
+        BOOST_CHECK(choices(w, n) == all); // cached: the same choice again
+    }
+}
+
+BOOST_AUTO_TEST_CASE(automatic_follows_treefold_exchange)
+{
+    const auto& w = testing::world();
+    for (const char* name : {"direct", "binomial", "native"}) {
+        setenv("TREEFOLD_EXCHANGE", name, 1);
+        const auto all = choices(w, 1000);
+        BOOST_CHECK(std::all_of(all.begin(), all.end(), [&](const std::string& c) { return c == name; }));
+    }
+    // An unknown name, and (from p = 2) names that differ between ranks: every rank throws.
+    const auto l = layout::block_layout::from_counts(layout::even_lower(10, w.size()));
+    setenv("TREEFOLD_EXCHANGE", "fibonacci", 1);
+    BOOST_CHECK_THROW((reducer<double, std::plus<double>, kernel::scalar, exchange::automatic>(w, l)),
+                      std::invalid_argument);
+    if (w.size() > 1) {
+        setenv("TREEFOLD_EXCHANGE", w.rank() == 0 ? "direct" : "native", 1);
+        BOOST_CHECK_THROW((reducer<double, std::plus<double>, kernel::scalar, exchange::automatic>(w, l)),
+                          std::invalid_argument);
+    }
+    unsetenv("TREEFOLD_EXCHANGE");
 }

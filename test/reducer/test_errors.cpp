@@ -6,6 +6,7 @@
 #include "support/mpi_test.hpp"
 #include "support/oracle.hpp"
 #include "treefold/layout/distribution.hpp"
+#include "treefold/exchange/automatic.hpp"
 #include "treefold/exchange/native.hpp"
 #include "treefold/exchange/one_sided.hpp"
 #include "treefold/exchange/schedule.hpp"
@@ -230,6 +231,8 @@ BOOST_AUTO_TEST_CASE(throwing_operator_tree) { throwing_operator_reaches_everyon
 BOOST_AUTO_TEST_CASE(wrong_local_size_native) { wrong_local_size_throws_everywhere<exchange::native>(); }
 BOOST_AUTO_TEST_CASE(throwing_operator_native) { throwing_operator_reaches_everyone<exchange::native>(); }
 BOOST_AUTO_TEST_CASE(remote_failure_rank_and_text_native) { remote_failure_carries_rank_and_text<exchange::native>(); }
+BOOST_AUTO_TEST_CASE(wrong_local_size_automatic) { wrong_local_size_throws_everywhere<exchange::automatic>(); }
+BOOST_AUTO_TEST_CASE(throwing_operator_automatic) { throwing_operator_reaches_everyone<exchange::automatic>(); }
 
 BOOST_AUTO_TEST_CASE(bad_root)
 {

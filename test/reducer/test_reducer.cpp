@@ -71,7 +71,7 @@ BOOST_AUTO_TEST_CASE(counters_report_messages)
     const auto tree_total = mpi::all_reduce(w, tr.last_counters().messages, std::plus<std::uint64_t>());
     BOOST_CHECK_EQUAL(tree_total, static_cast<std::uint64_t>(w.size() - 1)); // p - 1 for reduce to the finisher
 
-    reducer<double> dr(w, l);
+    reducer<double, std::plus<double>, kernel::best, exchange::direct> dr(w, l);
     dr.reduce(local, 0);
     const auto direct_total = mpi::all_reduce(w, dr.last_counters().messages, std::plus<std::uint64_t>());
     // Buffering can only merge messages: at least one per target, at most the unbuffered count.

@@ -4,6 +4,7 @@
 
 #include "treefold/topology/tree_shape.hpp"
 #include "treefold/exchange/direct.hpp"
+#include "treefold/exchange/native.hpp"
 #include "treefold/exchange/one_sided.hpp"
 #include "treefold/exchange/schedule.hpp"
 #include "treefold/exchange/tree.hpp"
@@ -17,8 +18,9 @@
 namespace treefold::exchange {
 
 /// The names visit_by_name accepts ("tree" is also accepted, as binomial).
-inline constexpr std::array<std::string_view, 8> exchange_names{
-    "direct", "binomial", "fibonacci", "binary", "one_sided", "schedule_rd", "schedule_heuristic", "schedule_best"};
+inline constexpr std::array<std::string_view, 9> exchange_names{
+    "direct", "binomial", "fibonacci", "binary", "one_sided", "schedule_rd", "schedule_heuristic", "schedule_best",
+    "native"};
 
 /// The names as one comma-separated line, for help texts and error messages.
 inline std::string exchange_name_list()
@@ -59,6 +61,9 @@ decltype(auto) visit_by_name(std::string_view name, F&& f)
     }
     if (name == "schedule_best") {
         return f(std::type_identity<scheduled<schedules::best>>{});
+    }
+    if (name == "native") {
+        return f(std::type_identity<native>{});
     }
     throw std::invalid_argument("treefold: unknown exchange '" + std::string(name) + "' (want one of " +
                                 exchange_name_list() + ")");

@@ -1,0 +1,267 @@
+#pragma once
+/// exchange::automatic: the exchange that is fastest here for this (N, p, T), chosen once per
+/// plan. Every candidate gives the same bits, so the choice changes only the time.
+///
+/// The choice, made collectively when the plan is built:
+/// 1. TREEFOLD_EXCHANGE=<name> in the environment forces one of `automatic_candidates`
+///    (for experiments; it must be the same on every rank, else every rank throws).
+/// 2. Otherwise a short calibration times each candidate's whole all_reduce (exchange and
+///    result broadcast, without the local kernel and without calling the user's operator)
+///    on the plan's own communicator and layout (above 2^16 values on some rank, on an even
+///    layout of 2^16 values per rank instead: the messages depend on N only through its
+///    frontiers, of O(log N) values): 2 warm-up and 7 timed rounds, candidates
+///    interleaved, each round after a barrier; the candidate with the smallest median of the
+///    slowest rank wins. The choice is cached per (p, ceil(log2 N), sizeof(T)) for the process,
+///    and a cached choice is used only when every rank has it (rank 0's value is taken).
+/// On one rank, or for N = 0, the tree exchange is taken without calibration.
+
+#include "treefold/exchange/direct.hpp"
+#include "treefold/exchange/native.hpp"
+#include "treefold/exchange/outcome.hpp"
+#include "treefold/exchange/tree.hpp"
+#include "treefold/layout/distribution.hpp"
+#include "treefold/net/transport.hpp"
+#include "treefold/net/tree_walk.hpp"
+
+#include <boost/mpi/collectives.hpp>
+#include <boost/mpi/communicator.hpp>
+#include <boost/mpi/timer.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <variant>
+#include <vector>
+
+namespace treefold::exchange {
+
+/// The exchanges automatic chooses from (their by_name spellings), in variant order.
+inline constexpr std::array<std::string_view, 3> automatic_candidates{"native", "binomial", "direct"};
+
+namespace detail {
+
+/// A kernel for calibration runs: every node is a default-constructed value (no data read).
+struct calibration_kernel {
+    template <class T, class Op>
+    static T reduce_node(const T* /*first*/, std::uint64_t /*len*/, Op& /*op*/)
+    {
+        return T{};
+    }
+};
+
+/// Choices made by calibration in this process: (p, ceil(log2 N), sizeof(T)) -> candidate.
+inline std::map<std::tuple<int, unsigned, std::size_t>, int>& calibrated_choices()
+{
+    static std::map<std::tuple<int, unsigned, std::size_t>, int> choices;
+    return choices;
+}
+inline std::mutex& calibrated_choices_lock()
+{
+    static std::mutex m;
+    return m;
+}
+
+/// The candidate TREEFOLD_EXCHANGE names on this rank: -1 when unset, -2 when unknown.
+inline int forced_candidate()
+{
+    const char* e = std::getenv("TREEFOLD_EXCHANGE");
+    if (e == nullptr || *e == '\0') {
+        return -1;
+    }
+    const auto at = std::find(automatic_candidates.begin(), automatic_candidates.end(), std::string_view(e));
+    return at == automatic_candidates.end() ? -2 : static_cast<int>(at - automatic_candidates.begin());
+}
+
+} // namespace detail
+
+/// Exchange policy: the fastest candidate for this plan (see the file comment).
+struct automatic {
+    static constexpr const char* name = "automatic";
+
+    template <class T>
+    class plan {
+    public:
+        plan(const boost::mpi::communicator& comm, const layout::block_layout& layout)
+        {
+            choice_ = choose(comm, layout);
+            emplace(choice_, comm, layout);
+        }
+
+        /// The chosen candidate's name (an entry of automatic_candidates).
+        std::string_view choice() const { return automatic_candidates[static_cast<std::size_t>(choice_)]; }
+        /// Whether every rank ends with the result (the native exchange, for raw T).
+        bool result_everywhere() const { return impl_.index() == 1 && std::is_trivially_copyable_v<T>; }
+        int finisher() const
+        {
+            return visit([](const auto& p) { return p.finisher(); });
+        }
+
+        template <class Kernel, class Op>
+        outcome<T> run(const T* local, Op& op, std::optional<failure> failed, net::counters& count,
+                       std::exception_ptr& own_error)
+        {
+            return visit([&](auto& p) { return p.template run<Kernel>(local, op, failed, count, own_error); });
+        }
+
+    private:
+        // Alternative i + 1 is candidate i (native falls back to a tree for serialised T, so
+        // two alternatives may have one type: hence access by index).
+        using variant = std::variant<std::monostate, native::plan<T>, tree<>::plan<T>, direct::plan<T>>;
+
+        template <class F>
+        decltype(auto) visit(F&& f) const
+        {
+            return const_cast<plan*>(this)->visit(std::forward<F>(f));
+        }
+        template <class F>
+        decltype(auto) visit(F&& f)
+        {
+            switch (impl_.index()) {
+            case 1:
+                return f(std::get<1>(impl_));
+            case 2:
+                return f(std::get<2>(impl_));
+            default:
+                return f(std::get<3>(impl_));
+            }
+        }
+
+        void emplace(int which, const boost::mpi::communicator& comm, const layout::block_layout& layout)
+        {
+            switch (which) {
+            case 0:
+                impl_.template emplace<1>(comm, layout);
+                break;
+            case 1:
+                impl_.template emplace<2>(comm, layout);
+                break;
+            default:
+                impl_.template emplace<3>(comm, layout);
+                break;
+            }
+        }
+
+        static int choose(const boost::mpi::communicator& comm, const layout::block_layout& layout)
+        {
+            namespace mpi = boost::mpi;
+            // Agree on the forced choice: equal on every rank, and known.
+            const int forced = detail::forced_candidate();
+            const std::pair<int, int> mine{forced, -forced};
+            std::pair<int, int> range{};
+            mpi::all_reduce(comm, mine, range, [](const std::pair<int, int>& a, const std::pair<int, int>& b) {
+                return std::pair<int, int>{std::min(a.first, b.first), std::min(a.second, b.second)};
+            });
+            if (range.first != -range.second) {
+                throw std::invalid_argument("treefold: TREEFOLD_EXCHANGE differs between ranks");
+            }
+            if (range.first == -2) {
+                throw std::invalid_argument("treefold: TREEFOLD_EXCHANGE names no exchange automatic can choose "
+                                            "(native, binomial, direct)");
+            }
+            if (range.first >= 0) {
+                return range.first;
+            }
+            if (comm.size() == 1 || layout.size() == 0) {
+                return 1; // nothing to exchange (or no call can succeed): no calibration
+            }
+            const auto key = std::make_tuple(comm.size(), treefold::tree::root_level(layout.size()),
+                                             std::is_trivially_copyable_v<T> ? sizeof(T) : 0);
+            int cached = -1;
+            {
+                const std::lock_guard<std::mutex> lock(detail::calibrated_choices_lock());
+                const auto& choices = detail::calibrated_choices();
+                if (const auto it = choices.find(key); it != choices.end()) {
+                    cached = it->second;
+                }
+            }
+            // (every rank has one, rank 0's choice): one collective either way.
+            std::pair<int, int> agreed{cached < 0 ? 0 : 1, cached};
+            mpi::broadcast(comm, agreed.second, 0);
+            agreed.first = mpi::all_reduce(comm, agreed.first, mpi::minimum<int>());
+            int choice = agreed.first == 1 ? agreed.second : calibrate(comm, layout);
+            const std::lock_guard<std::mutex> lock(detail::calibrated_choices_lock());
+            detail::calibrated_choices()[key] = choice;
+            return choice;
+        }
+
+        /// Times every candidate's all_reduce (see the file comment); the same result on every rank.
+        static int calibrate(const boost::mpi::communicator& comm, const layout::block_layout& real)
+        {
+            namespace mpi = boost::mpi;
+            constexpr std::uint64_t most = std::uint64_t{1} << 16;
+            std::uint64_t largest = 0;
+            for (int r = 0; r < real.ranks(); ++r) {
+                largest = std::max(largest, real.block_of(r).count);
+            }
+            const layout::block_layout stand_in = layout::block_layout::from_counts(
+                layout::even_lower(most * static_cast<std::uint64_t>(comm.size()), comm.size()));
+            const layout::block_layout& l = largest <= most ? real : stand_in;
+            const std::vector<T> zeros(l.block_of(comm.rank()).count);
+            std::vector<std::unique_ptr<plan>> plans;
+            for (std::size_t c = 0; c < automatic_candidates.size(); ++c) {
+                plans.push_back(std::unique_ptr<plan>(new plan(comm, l, static_cast<int>(c))));
+            }
+            auto keep_left = [](const T& a, const T&) { return a; };
+            constexpr int warm = 2;
+            constexpr int timed = 7;
+            std::vector<std::vector<double>> times(plans.size());
+            for (int round = 0; round < warm + timed; ++round) {
+                for (std::size_t c = 0; c < plans.size(); ++c) {
+                    net::counters count;
+                    std::exception_ptr own_error;
+                    comm.barrier();
+                    const mpi::timer clock;
+                    plans[c]->template calibration_call<detail::calibration_kernel>(comm, zeros.data(), keep_left,
+                                                                                    count, own_error);
+                    if (round >= warm) {
+                        times[c].push_back(clock.elapsed());
+                    }
+                }
+            }
+            std::vector<double> medians;
+            for (auto& t : times) {
+                std::nth_element(t.begin(), t.begin() + timed / 2, t.end());
+                medians.push_back(t[timed / 2]);
+            }
+            std::vector<double> slowest(medians.size());
+            mpi::all_reduce(comm, medians.data(), static_cast<int>(medians.size()), slowest.data(),
+                            mpi::maximum<double>());
+            return static_cast<int>(std::min_element(slowest.begin(), slowest.end()) - slowest.begin());
+        }
+
+        plan(const boost::mpi::communicator& comm, const layout::block_layout& layout, int which) : choice_(which)
+        {
+            emplace(which, comm, layout);
+        }
+
+        /// One all_reduce as reduction_core runs it: the exchange, then the broadcast where
+        /// the result is not already everywhere.
+        template <class Kernel, class Op>
+        void calibration_call(const boost::mpi::communicator& comm, const T* local, Op& op, net::counters& count,
+                              std::exception_ptr& own_error)
+        {
+            outcome<T> out = run<Kernel>(local, op, std::nullopt, count, own_error);
+            if (!result_everywhere()) {
+                if (!out.value) {
+                    out.value.emplace();
+                }
+                net::values_channel<T> result{comm, count, &*out.value, 1};
+                net::broadcast(result, comm.size(), comm.rank(), finisher(), out.failed);
+            }
+        }
+
+        int choice_ = 0;
+        variant impl_;
+    };
+};
+
+} // namespace treefold::exchange

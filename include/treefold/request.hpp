@@ -1,0 +1,81 @@
+#pragma once
+/// A reduction in flight: what reducer::iall_reduce and reducer::ireduce return.
+
+#include <optional>
+#include <stdexcept>
+#include <utility>
+
+namespace treefold {
+
+namespace detail {
+
+/// The reducer side of a nonblocking call.
+template <class T>
+class pending_call {
+public:
+    /// True once the call has completed.
+    virtual bool test() = 0;
+    /// Completes the call; its result (nullopt off the root of a reduce) or the exception the
+    /// blocking call would throw.
+    virtual std::optional<T> finish() = 0;
+
+protected:
+    ~pending_call() = default;
+};
+
+} // namespace detail
+
+/// A nonblocking reduction: test() polls, wait() completes it and returns what the blocking
+/// call returns (R = T for iall_reduce, std::optional<T> for ireduce) or throws what it
+/// throws. Until then the input span must stay valid and unmodified and the reducer alive;
+/// the reducer takes no other call meanwhile. Destroying an unfinished request waits for it
+/// and drops its result and errors. Movable, not copyable.
+template <class T, class R>
+class request {
+public:
+    explicit request(detail::pending_call<T>* call) : call_(call) {}
+    request(request&& other) noexcept : call_(std::exchange(other.call_, nullptr)) {}
+    request& operator=(request&& other) noexcept
+    {
+        if (this != &other) {
+            drop();
+            call_ = std::exchange(other.call_, nullptr);
+        }
+        return *this;
+    }
+    request(const request&) = delete;
+    request& operator=(const request&) = delete;
+    ~request() { drop(); }
+
+    /// True when wait() would not block (also after wait()).
+    bool test() { return call_ == nullptr || call_->test(); }
+
+    /// Completes the call and returns its result; std::logic_error if already waited for.
+    R wait()
+    {
+        if (call_ == nullptr) {
+            throw std::logic_error("treefold: wait() on a request that was already completed");
+        }
+        std::optional<T> result = std::exchange(call_, nullptr)->finish();
+        if constexpr (std::is_same_v<R, T>) {
+            return std::move(*result);
+        } else {
+            return result;
+        }
+    }
+
+private:
+    void drop() noexcept
+    {
+        if (call_ != nullptr) {
+            try {
+                (void)std::exchange(call_, nullptr)->finish();
+            } catch (...) {
+            }
+        }
+    }
+
+    detail::pending_call<T>* call_;
+};
+
+} // namespace treefold
