@@ -70,22 +70,18 @@ constexpr shape_ops ops_of()
 thread_local std::vector<std::vector<unsigned char>> scratch_pool;
 
 /// Scratch slot `slot` sized for the layout, addressed as MPI expects (buffer - true_lb).
-/// reserve_slots() must have been called with a larger count first.
+/// Growing the pool moves the slots, not their blocks: earlier addresses stay valid.
 void* scratch(std::size_t slot, const net::datatype_layout& t)
 {
+    if (scratch_pool.size() <= slot) {
+        scratch_pool.resize(slot + 1);
+    }
     auto& bytes = scratch_pool[slot];
     const std::size_t want = std::max<std::size_t>(1, t.span_bytes());
     if (bytes.size() < want) {
         bytes.resize(want);
     }
     return bytes.data() - t.true_lb;
-}
-
-void reserve_slots(std::size_t slots)
-{
-    if (scratch_pool.size() < slots) {
-        scratch_pool.resize(slots);
-    }
 }
 
 /// Checks everything every rank sees the same way (MPI requires equal root, count, type
@@ -147,7 +143,6 @@ int walk(const shape_ops& shape, const void* sendbuf, void* recvbuf, MPI_Datatyp
     // Scratch slots: child c uses slot c, the own copy slot children.size(), a discarded
     // result slot children.size() + 1.
     const std::size_t own_slot = children.size();
-    reserve_slots(children.size() + 2);
     const bool own_written = !children.empty() && (shape.fold_from_right ? own_at == last : own_at != 0);
     std::vector<void*> child_buffer(children.size());
     for (std::size_t c = 0; c < children.size(); ++c) {
@@ -174,7 +169,6 @@ int walk(const shape_ops& shape, const void* sendbuf, void* recvbuf, MPI_Datatyp
     }
 
     // Fold. `acc` is the buffer holding the value of the pieces folded so far.
-    // MPI_Reduce_local(a, b) leaves a op b in b, so the right operand's buffer is the one written.
     void* acc = nullptr;
     auto take = [&](std::size_t c) { return ch.finish(requests[c], children[c].position); };
     auto combine = [&](int piece, std::optional<failure>& /*failed*/) {
@@ -212,13 +206,8 @@ int walk(const shape_ops& shape, const void* sendbuf, void* recvbuf, MPI_Datatyp
     } else {
         net::deliver(ch, me, top, root, failed);
     }
-    last_counters.messages = sent.messages;
-    last_counters.bytes = sent.bytes;
-    last_counters.total_messages = static_cast<std::uint64_t>(all ? 2 * (p - 1) : p - 1 + extra);
-    last_counters.rounds = shape.rounds;
-    last_counters.depth = shape.height;
-    last_counters.p = p;
-    last_counters.extra_rounds = extra;
+    last_counters = {sent.messages, sent.bytes, static_cast<std::uint64_t>(all ? 2 * (p - 1) : p - 1 + extra),
+                     shape.rounds, shape.height, p, extra};
     return failed ? MPI_ERR_BUFFER : MPI_SUCCESS;
 }
 

@@ -13,6 +13,7 @@
 #include <array>
 #include <cstring>
 #include <functional>
+#include <numeric>
 #include <sstream>
 #include <stdexcept>
 #include <vector>
@@ -88,21 +89,26 @@ call_shape validate(const mpi::communicator& comm, std::size_t a_size, std::size
     return shape;
 }
 
+/// counts[r] * width for every rank r: the MPI counts of blocks of `width` values.
+template <class Counts>
+std::vector<int> times(const Counts& counts, std::size_t width)
+{
+    std::vector<int> sizes;
+    for (const auto c : counts) {
+        sizes.push_back(static_cast<int>(c * width));
+    }
+    return sizes;
+}
+
 /// All pairs of all ranks, in rank order (K x n and K x m).
 template <class T>
 void gather_pairs(const mpi::communicator& comm, const call_shape& shape, std::span<const T> a, std::span<const T> b,
                   std::size_t n, std::size_t m, std::vector<T>& all_a, std::vector<T>& all_b)
 {
-    std::vector<int> sizes_a(shape.pairs.size());
-    std::vector<int> sizes_b(shape.pairs.size());
-    for (std::size_t r = 0; r < shape.pairs.size(); ++r) {
-        sizes_a[r] = shape.pairs[r] * static_cast<int>(n);
-        sizes_b[r] = shape.pairs[r] * static_cast<int>(m);
-    }
     all_a.resize(shape.total_pairs * n);
     all_b.resize(shape.total_pairs * m);
-    mpi::all_gatherv(comm, a.data(), all_a.data(), sizes_a);
-    mpi::all_gatherv(comm, b.data(), all_b.data(), sizes_b);
+    mpi::all_gatherv(comm, a.data(), all_a.data(), times(shape.pairs, n));
+    mpi::all_gatherv(comm, b.data(), all_b.data(), times(shape.pairs, m));
 }
 
 /// Rows [first, first + rows.size() / m) of G from all pairs, in the requested order.
@@ -111,17 +117,14 @@ void compute_rows(std::span<T> rows, std::size_t first, std::span<const T> all_a
                   std::size_t n, std::size_t m, std::size_t k_count, summation order)
 {
     const std::size_t count = rows.size() / m;
+    std::fill(rows.begin(), rows.end(), T{0}); // what stays with no pairs at all
     if (order == summation::reproducible) {
         std::vector<T> stack;
         for (std::size_t i = 0; i < count; ++i) {
             tree_row<T>(rows.subspan(i * m, m), first + i, all_a, n, all_b, m, k_count, stack);
         }
-        if (k_count == 0) {
-            std::fill(rows.begin(), rows.end(), T{0});
-        }
         return;
     }
-    std::fill(rows.begin(), rows.end(), T{0});
     // Row by row, so one row of G stays in cache while every pair (in rank order, left to
     // right) is added to it; the order per entry is the same as pair-by-pair.
     for (std::size_t i = 0; i < count; ++i) {
@@ -129,20 +132,6 @@ void compute_rows(std::span<T> rows, std::size_t first, std::span<const T> all_a
             add_scaled_row<T>(rows.subspan(i * m, m), all_a[k * n + first + i], all_b.subspan(k * m, m));
         }
     }
-}
-
-/// This rank's own outer products summed left to right into g.
-template <class T>
-void local_outer_products(std::span<T> g, std::span<const T> a, std::span<const T> b, std::size_t n, std::size_t m)
-{
-    compute_rows<T>(g, 0, a, b, n, m, a.size() / n, summation::fast);
-}
-
-/// Balanced split of `total` items over p ranks (remainder on the low ranks).
-std::vector<int> balanced(std::size_t total, int p)
-{
-    const auto counts = layout::even_lower(total, p);
-    return {counts.begin(), counts.end()};
 }
 
 } // namespace
@@ -153,13 +142,12 @@ void sum_outer_products(const mpi::communicator& comm, std::span<const T> a, std
 {
     const call_shape shape = validate(comm, a.size(), b.size(), n, m, g.size(), alg, order);
     switch (alg) {
-    case algorithm::allreduce: {
-        local_outer_products<T>(g, a, b, n, m);
+    case algorithm::allreduce:
+        compute_rows<T>(g, 0, a, b, n, m, a.size() / n, summation::fast); // this rank's own pairs
         mpi::all_reduce(comm, mpi::inplace(g.data()), static_cast<int>(g.size()), std::plus<T>());
         return;
-    }
     case algorithm::allreduce_ring:
-        local_outer_products<T>(g, a, b, n, m);
+        compute_rows<T>(g, 0, a, b, n, m, a.size() / n, summation::fast);
         collective::ring_allreduce(comm, g, std::plus<T>());
         return;
     case algorithm::allgather: {
@@ -171,19 +159,13 @@ void sum_outer_products(const mpi::communicator& comm, std::span<const T> a, std
     case algorithm::generalized_rabenseifner: {
         std::vector<T> all_a, all_b;
         gather_pairs<T>(comm, shape, a, b, n, m, all_a, all_b);
-        const auto rows = balanced(n, comm.size());
-        std::size_t first = 0;
-        for (int r = 0; r < comm.rank(); ++r) {
-            first += static_cast<std::size_t>(rows[static_cast<std::size_t>(r)]);
-        }
+        const std::vector<layout::index_t> rows = layout::even_lower(n, comm.size());
+        const auto first = static_cast<std::size_t>(
+            std::accumulate(rows.begin(), rows.begin() + comm.rank(), layout::index_t{0}));
         // This rank's rows go straight to their place in g; the gather then fills the rest.
-        const std::size_t mine = static_cast<std::size_t>(rows[static_cast<std::size_t>(comm.rank())]) * m;
+        const auto mine = static_cast<std::size_t>(rows[static_cast<std::size_t>(comm.rank())]) * m;
         compute_rows<T>(g.subspan(first * m, mine), first, all_a, all_b, n, m, shape.total_pairs, order);
-        std::vector<int> sizes(rows.size());
-        for (std::size_t r = 0; r < rows.size(); ++r) {
-            sizes[r] = rows[r] * static_cast<int>(m);
-        }
-        collective::all_gatherv_in_place(comm, g, sizes);
+        collective::all_gatherv_in_place(comm, g, times(rows, m));
         return;
     }
     }

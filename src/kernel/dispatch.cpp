@@ -8,6 +8,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <utility>
 
 namespace treefold::kernel {
 
@@ -19,24 +20,21 @@ struct cpu_features {
     bool avx512f = false;
 };
 
-cpu_features detect() noexcept
-{
-    cpu_features f;
-#if defined(__x86_64__) || defined(__i386__)
-    // __builtin_cpu_supports also checks that the OS saves the wider registers (XCR0).
-    __builtin_cpu_init();
-    f.sse2 = __builtin_cpu_supports("sse2") != 0;
-    f.avx2 = __builtin_cpu_supports("avx2") != 0;
-    // The avx512f TU also uses AVX512DQ (see sources.cmake).
-    f.avx512f = __builtin_cpu_supports("avx512f") != 0 && __builtin_cpu_supports("avx512dq") != 0;
-#endif
-    return f;
-}
-
 const cpu_features& features() noexcept
 {
-    static const cpu_features f = detect();
-    return f;
+    static const cpu_features detected = [] {
+        cpu_features f;
+#if defined(__x86_64__) || defined(__i386__)
+        // __builtin_cpu_supports also checks that the OS saves the wider registers (XCR0).
+        __builtin_cpu_init();
+        f.sse2 = __builtin_cpu_supports("sse2") != 0;
+        f.avx2 = __builtin_cpu_supports("avx2") != 0;
+        // The avx512f TU also uses AVX512DQ (see sources.cmake).
+        f.avx512f = __builtin_cpu_supports("avx512f") != 0 && __builtin_cpu_supports("avx512dq") != 0;
+#endif
+        return f;
+    }();
+    return detected;
 }
 
 /// The architecture kernel::best uses for built-in operators.
@@ -71,17 +69,12 @@ V pick(V sse2, V avx2, V avx512f) noexcept
 
 bool simd_supported(const char* arch) noexcept
 {
-    if (arch == nullptr) {
-        return false;
-    }
-    if (std::strcmp(arch, "sse2") == 0) {
-        return features().sse2;
-    }
-    if (std::strcmp(arch, "avx2") == 0) {
-        return features().avx2;
-    }
-    if (std::strcmp(arch, "avx512f") == 0) {
-        return features().avx512f;
+    const cpu_features& f = features();
+    const std::pair<const char*, bool> known[] = {{"sse2", f.sse2}, {"avx2", f.avx2}, {"avx512f", f.avx512f}};
+    for (const auto& [name, supported] : known) {
+        if (arch != nullptr && std::strcmp(arch, name) == 0) {
+            return supported;
+        }
     }
     return false;
 }

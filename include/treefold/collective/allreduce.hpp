@@ -20,12 +20,10 @@
 #include <boost/mpi/communicator.hpp>
 
 #include <algorithm>
+#include <bit>
 #include <cstddef>
-#include <cstring>
 #include <exception>
 #include <span>
-#include <stdexcept>
-#include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -91,18 +89,32 @@ public:
                       "treefold: the operator must be callable as T op(const T& left, const T& right)");
         detail::value_codec<T, Op> codec{&op};
         T mine = value;
-        net::counters local;
-        std::exception_ptr own;
-        const auto failed = runner_.run(mine, codec, std::nullopt, count ? *count : local, own);
-        throw_if_failed(failed, own);
+        run(mine, codec, count);
         return mine;
     }
 
     /// See schedule_allreduce_elements (element-wise, in place).
     template <class T, class Op>
-    void elements(std::span<T> data, Op op, net::counters* count = nullptr);
+    void elements(std::span<T> data, Op op, net::counters* count = nullptr)
+    {
+        static_assert(std::is_trivially_copyable_v<T>,
+                      "treefold: element-wise schedules need trivially copyable values");
+        detail::elements_codec<T, Op> codec{&op, data.size()};
+        std::vector<T> mine(data.begin(), data.end());
+        run(mine, codec, count);
+        std::copy(mine.begin(), mine.end(), data.begin());
+    }
 
 private:
+    template <class Codec>
+    void run(typename Codec::partial& mine, Codec& codec, net::counters* count)
+    {
+        net::counters local;
+        std::exception_ptr own;
+        const auto failed = runner_.run(mine, codec, std::nullopt, count ? *count : local, own);
+        throw_if_failed(failed, own);
+    }
+
     net::schedule_runner runner_;
 };
 
@@ -136,19 +148,6 @@ void schedule_allreduce_elements(const boost::mpi::communicator& comm, const top
     run.elements(data, std::move(op), count);
 }
 
-template <class T, class Op>
-void schedule_allreducer::elements(std::span<T> data, Op op, net::counters* count)
-{
-    static_assert(std::is_trivially_copyable_v<T>, "treefold: element-wise schedules need trivially copyable values");
-    detail::elements_codec<T, Op> codec{&op, data.size()};
-    std::vector<T> mine(data.begin(), data.end());
-    net::counters local;
-    std::exception_ptr own;
-    const auto failed = runner_.run(mine, codec, std::nullopt, count ? *count : local, own);
-    throw_if_failed(failed, own);
-    std::copy(mine.begin(), mine.end(), data.begin());
-}
-
 namespace detail {
 
 /// Start of ring chunk i of n values over p ranks: n / p each, the remainder one extra on the
@@ -157,6 +156,30 @@ inline std::size_t chunk_start(std::size_t n, int p, int i)
 {
     const auto ui = static_cast<std::size_t>(i);
     return ui * (n / static_cast<std::size_t>(p)) + std::min(ui, n % static_cast<std::size_t>(p));
+}
+
+/// The frame of the bandwidth allreduces: trivially copyable values only, and nothing to do
+/// on one rank; otherwise `body(counters, p, me, n)`.
+template <class T, class Body>
+void bandwidth_allreduce(const boost::mpi::communicator& comm, std::span<T> data, net::counters* count, Body body)
+{
+    static_assert(std::is_trivially_copyable_v<T>,
+                  "treefold: ring and Rabenseifner allreduces need trivially copyable values");
+    net::counters local;
+    if (comm.size() > 1) {
+        body(count ? *count : local, comm.size(), comm.rank(), data.size());
+    }
+}
+
+/// data[i] = op(incoming[i - b], data[i]) for i in [b, e), or op(data[i], incoming[i - b])
+/// when this rank's values are the left operands.
+template <class T, class Op>
+void combine_range(std::span<T> data, std::size_t b, std::size_t e, const T* incoming, Op& op, bool mine_left)
+{
+    for (std::size_t i = b; i < e; ++i) {
+        data[i] = mine_left ? op(std::as_const(data[i]), std::as_const(incoming[i - b]))
+                            : op(std::as_const(incoming[i - b]), std::as_const(data[i]));
+    }
 }
 
 } // namespace detail
@@ -168,37 +191,28 @@ template <class T, class Op>
 void ring_allreduce(const boost::mpi::communicator& comm, std::span<T> data, Op op,
                     net::counters* count = nullptr)
 {
-    static_assert(std::is_trivially_copyable_v<T>, "treefold: ring allreduce needs trivially copyable values");
-    net::counters local;
-    net::counters& c = count ? *count : local;
-    const int p = comm.size();
-    const int me = comm.rank();
-    const std::size_t n = data.size();
-    if (p == 1) {
-        return;
-    }
-    const int right = (me + 1) % p;
-    const int left = (me + p - 1) % p;
-    std::vector<T> incoming(n / static_cast<std::size_t>(p) + 1);
-    auto chunk = [&](int i) {
-        i = ((i % p) + p) % p;
-        return std::pair{detail::chunk_start(n, p, i), detail::chunk_start(n, p, i + 1)};
-    };
-    // Reduce-scatter: after step s, chunk (me - s - 1) holds s + 2 ranks' values here.
-    for (int s = 0; s < p - 1; ++s) {
-        const auto [sb, se] = chunk(me - s);
-        const auto [rb, re] = chunk(me - s - 1);
-        net::ring_step(comm, right, data.data() + sb, se - sb, left, incoming.data(), re - rb, c);
-        for (std::size_t i = rb; i < re; ++i) {
-            data[i] = op(std::as_const(incoming[i - rb]), std::as_const(data[i]));
+    detail::bandwidth_allreduce(comm, data, count, [&](net::counters& c, int p, int me, std::size_t n) {
+        const int right = (me + 1) % p;
+        const int left = (me + p - 1) % p;
+        std::vector<T> incoming(n / static_cast<std::size_t>(p) + 1);
+        auto chunk = [&](int i) {
+            i = ((i % p) + p) % p;
+            return std::pair{detail::chunk_start(n, p, i), detail::chunk_start(n, p, i + 1)};
+        };
+        // Reduce-scatter: after step s, chunk (me - s - 1) holds s + 2 ranks' values here.
+        for (int s = 0; s < p - 1; ++s) {
+            const auto [sb, se] = chunk(me - s);
+            const auto [rb, re] = chunk(me - s - 1);
+            net::ring_step(comm, right, data.data() + sb, se - sb, left, incoming.data(), re - rb, c);
+            detail::combine_range(data, rb, re, incoming.data(), op, false);
         }
-    }
-    // Allgather: chunk (me + 1) is complete here; pass complete chunks to the right.
-    for (int s = 0; s < p - 1; ++s) {
-        const auto [sb, se] = chunk(me + 1 - s);
-        const auto [rb, re] = chunk(me - s);
-        net::ring_step(comm, right, data.data() + sb, se - sb, left, data.data() + rb, re - rb, c);
-    }
+        // Allgather: chunk (me + 1) is complete here; pass complete chunks to the right.
+        for (int s = 0; s < p - 1; ++s) {
+            const auto [sb, se] = chunk(me + 1 - s);
+            const auto [rb, re] = chunk(me - s);
+            net::ring_step(comm, right, data.data() + sb, se - sb, left, data.data() + rb, re - rb, c);
+        }
+    });
 }
 
 /// Rabenseifner allreduce (recursive-halving reduce-scatter + recursive-doubling allgather;
@@ -208,83 +222,59 @@ template <class T, class Op>
 void rabenseifner_allreduce(const boost::mpi::communicator& comm, std::span<T> data, Op op,
                             net::counters* count = nullptr)
 {
-    static_assert(std::is_trivially_copyable_v<T>,
-                  "treefold: Rabenseifner allreduce needs trivially copyable values");
-    net::counters local;
-    net::counters& c = count ? *count : local;
-    const int p = comm.size();
-    const int me = comm.rank();
-    const std::size_t n = data.size();
-    if (p == 1) {
-        return;
-    }
-    int q = 1;
-    while (q * 2 <= p) {
-        q *= 2;
-    }
-    const int r = p - q;
-    std::vector<T> incoming(n);
-    // Pair up: in the first 2r ranks, even ranks hand their vector to the odd neighbour.
-    int v = -1; // rank among the q power-of-two participants
-    if (me < 2 * r) {
-        if (me % 2 == 0) {
-            net::ring_step<T>(comm, me + 1, data.data(), n, -1, nullptr, 0, c);
-        } else {
-            net::ring_step<T>(comm, -1, nullptr, 0, me - 1, incoming.data(), n, c);
-            for (std::size_t i = 0; i < n; ++i) {
-                data[i] = op(std::as_const(incoming[i]), std::as_const(data[i]));
+    detail::bandwidth_allreduce(comm, data, count, [&](net::counters& c, int p, int me, std::size_t n) {
+        const int q = static_cast<int>(std::bit_floor(static_cast<unsigned>(p)));
+        const int r = p - q;
+        std::vector<T> incoming(n);
+        // Pair up: in the first 2r ranks, even ranks hand their vector to the odd neighbour
+        // (a negative rank skips that side of the step).
+        const bool paired = me < 2 * r;
+        const bool odd = me % 2 == 1;
+        if (paired) {
+            net::ring_step(comm, odd ? -1 : me + 1, data.data(), n, odd ? me - 1 : -1, incoming.data(), n, c);
+            if (odd) {
+                detail::combine_range(data, 0, n, incoming.data(), op, false);
             }
-            v = me / 2;
         }
-    } else {
-        v = me - r;
-    }
-    auto real = [&](int w) { return w < r ? 2 * w + 1 : w + r; };
-    if (v >= 0) {
-        // Recursive halving: keep the half on my side of the partner, send the other.
-        std::size_t lo = 0;
-        std::size_t hi = n;
-        std::vector<std::pair<std::size_t, std::size_t>> kept; // segment before each halving
-        for (int d = q / 2; d >= 1; d /= 2) {
-            const int partner = v ^ d;
-            const std::size_t mid = lo + (hi - lo) / 2;
-            kept.push_back({lo, hi});
-            const bool lower = (v & d) == 0;
-            const std::size_t kb = lower ? lo : mid;
-            const std::size_t ke = lower ? mid : hi;
-            const std::size_t sb = lower ? mid : lo;
-            const std::size_t se = lower ? hi : mid;
-            net::ring_step(comm, real(partner), data.data() + sb, se - sb, real(partner), incoming.data(),
-                                   ke - kb, c);
-            for (std::size_t i = kb; i < ke; ++i) {
-                data[i] = lower ? op(std::as_const(data[i]), std::as_const(incoming[i - kb]))
-                                : op(std::as_const(incoming[i - kb]), std::as_const(data[i]));
+        const int v = !paired ? me - r : odd ? me / 2 : -1; // rank among the q power-of-two participants
+        auto real = [&](int w) { return w < r ? 2 * w + 1 : w + r; };
+        if (v >= 0) {
+            // Recursive halving: keep the half on my side of the partner, send the other.
+            std::size_t lo = 0;
+            std::size_t hi = n;
+            std::vector<std::pair<std::size_t, std::size_t>> kept; // segment before each halving
+            for (int d = q / 2; d >= 1; d /= 2) {
+                const int partner = real(v ^ d);
+                const std::size_t mid = lo + (hi - lo) / 2;
+                kept.push_back({lo, hi});
+                const bool lower = (v & d) == 0;
+                const std::size_t kb = lower ? lo : mid;
+                const std::size_t ke = lower ? mid : hi;
+                const std::size_t sb = lower ? mid : lo;
+                const std::size_t se = lower ? hi : mid;
+                net::ring_step(comm, partner, data.data() + sb, se - sb, partner, incoming.data(), ke - kb, c);
+                detail::combine_range(data, kb, ke, incoming.data(), op, lower);
+                lo = kb;
+                hi = ke;
             }
-            lo = kb;
-            hi = ke;
+            // Recursive doubling allgather: undo the halvings in reverse order.
+            for (int d = 1, k = static_cast<int>(kept.size()) - 1; d < q; d *= 2, --k) {
+                const int partner = real(v ^ d);
+                const auto [plo, phi] = kept[static_cast<std::size_t>(k)];
+                const bool lower = (v & d) == 0;
+                const std::size_t mid = plo + (phi - plo) / 2;
+                const std::size_t rb = lower ? mid : plo;
+                const std::size_t re = lower ? phi : mid;
+                net::ring_step(comm, partner, data.data() + lo, hi - lo, partner, data.data() + rb, re - rb, c);
+                lo = plo;
+                hi = phi;
+            }
         }
-        // Recursive doubling allgather: undo the halvings in reverse order.
-        for (int d = 1, k = static_cast<int>(kept.size()) - 1; d < q; d *= 2, --k) {
-            const int partner = v ^ d;
-            const auto [plo, phi] = kept[static_cast<std::size_t>(k)];
-            const bool lower = (v & d) == 0;
-            const std::size_t mid = plo + (phi - plo) / 2;
-            const std::size_t rb = lower ? mid : plo;
-            const std::size_t re = lower ? phi : mid;
-            net::ring_step(comm, real(partner), data.data() + lo, hi - lo, real(partner), data.data() + rb,
-                                   re - rb, c);
-            lo = plo;
-            hi = phi;
+        // Hand the result back to the even ranks of the first 2r.
+        if (paired) {
+            net::ring_step(comm, odd ? me - 1 : -1, data.data(), n, odd ? -1 : me + 1, data.data(), n, c);
         }
-    }
-    // Hand the result back to the even ranks of the first 2r.
-    if (me < 2 * r) {
-        if (me % 2 == 1) {
-            net::ring_step<T>(comm, me - 1, data.data(), n, -1, nullptr, 0, c);
-        } else {
-            net::ring_step<T>(comm, -1, nullptr, 0, me + 1, data.data(), n, c);
-        }
-    }
+    });
 }
 
 } // namespace treefold::collective

@@ -35,6 +35,7 @@
 
 #include <boost/mpi/communicator.hpp>
 
+#include <bit>
 #include <cstdint>
 #include <exception>
 #include <optional>
@@ -78,11 +79,7 @@ call_record& counters_slot();
 /// ceil(log2 p): rounds of the binomial broadcast.
 inline int broadcast_rounds(int p)
 {
-    int r = 0;
-    while ((std::int64_t{1} << r) < p) {
-        ++r;
-    }
-    return r;
+    return static_cast<int>(std::bit_width(static_cast<unsigned>(p - 1)));
 }
 
 /// Combines this rank's values with its children's subtree values in rank order and sends
@@ -108,13 +105,10 @@ std::optional<failure> fold_subtree(const boost::mpi::communicator& pc, std::spa
             if (!have) {
                 acc.assign(values, values + n);
                 have = true;
-            } else if (Shape::fold_from_right) {
-                for (std::size_t i = 0; i < n; ++i) {
-                    acc[i] = op(std::as_const(values[i]), std::as_const(acc[i]));
-                }
             } else {
                 for (std::size_t i = 0; i < n; ++i) {
-                    acc[i] = op(std::as_const(acc[i]), std::as_const(values[i]));
+                    acc[i] = Shape::fold_from_right ? op(std::as_const(values[i]), std::as_const(acc[i]))
+                                                    : op(std::as_const(acc[i]), std::as_const(values[i]));
                 }
             }
         } catch (...) {
@@ -166,9 +160,7 @@ void tree_call(const boost::mpi::communicator& comm, std::span<const T> in, std:
         net::deliver(result, pc.rank(), top, root, failed);
         record<Shape>(count, static_cast<std::uint64_t>(p - 1 + (top != root ? 1 : 0)), p, top != root ? 1 : 0);
     }
-    if (all || pc.rank() == root || failed || own_error) {
-        throw_if_failed(failed, own_error);
-    }
+    throw_if_failed(failed, own_error);
     if (all || pc.rank() == root) {
         std::move(acc.begin(), acc.end(), out.begin());
     }

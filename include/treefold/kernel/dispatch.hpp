@@ -118,7 +118,6 @@ void reduce_rows(const T* first, std::uint64_t len, std::size_t k, Op& op, T* ou
     }
 }
 
-
 /// Dispatching kernel policy (see the file comment); `Arch` is only used for operators
 /// without precompiled kernels.
 template <class Arch = xsimd::default_arch>

@@ -6,8 +6,8 @@
 
 #include <xsimd/xsimd.hpp>
 
+#include <bit>
 #include <cstddef>
-#include <type_traits>
 
 namespace treefold::kernel::detail {
 
@@ -35,22 +35,9 @@ struct butterfly<T, xsimd::avx2, H> {
             o = from(_mm256_permute2f128_pd(ad, bd, 0x31)); // a2 a3 b2 b3
         }
     }
-    static __m256d bits(const batch& x)
-    {
-        if constexpr (std::is_same_v<T, double>) {
-            return x;
-        } else {
-            return _mm256_castsi256_pd(x);
-        }
-    }
-    static batch from(__m256d x)
-    {
-        if constexpr (std::is_same_v<T, double>) {
-            return x;
-        } else {
-            return _mm256_castpd_si256(x);
-        }
-    }
+    // The same bits as the floating-point register the instructions take, and back.
+    static __m256d bits(const batch& x) { return std::bit_cast<__m256d>(x.data); }
+    static batch from(__m256d x) { return std::bit_cast<typename batch::register_type>(x); }
 };
 #endif
 

@@ -6,6 +6,7 @@
 
 #include <xsimd/xsimd.hpp>
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
@@ -43,22 +44,9 @@ struct butterfly<T, xsimd::avx512f, H> {
             o = from(_mm512_shuffle_f64x2(ad, bd, 0xEE)); // a4-7 b4-7
         }
     }
-    static __m512d bits(const batch& x)
-    {
-        if constexpr (std::is_same_v<T, double>) {
-            return x;
-        } else {
-            return _mm512_castsi512_pd(x);
-        }
-    }
-    static batch from(__m512d x)
-    {
-        if constexpr (std::is_same_v<T, double>) {
-            return x;
-        } else {
-            return _mm512_castpd_si512(x);
-        }
-    }
+    // The same bits as the floating-point register the instructions take, and back.
+    static __m512d bits(const batch& x) { return std::bit_cast<__m512d>(x.data); }
+    static batch from(__m512d x) { return std::bit_cast<typename batch::register_type>(x); }
 };
 
 template <class T, std::size_t H>
@@ -91,22 +79,9 @@ struct butterfly<T, xsimd::avx512f, H> {
             o = from(_mm512_permutex2var_ps(af, index(true), bf));
         }
     }
-    static __m512 bits(const batch& x)
-    {
-        if constexpr (std::is_same_v<T, float>) {
-            return x;
-        } else {
-            return _mm512_castsi512_ps(x);
-        }
-    }
-    static batch from(__m512 x)
-    {
-        if constexpr (std::is_same_v<T, float>) {
-            return x;
-        } else {
-            return _mm512_castps_si512(x);
-        }
-    }
+    // The same bits as the floating-point register the instructions take, and back.
+    static __m512 bits(const batch& x) { return std::bit_cast<__m512>(x.data); }
+    static batch from(__m512 x) { return std::bit_cast<typename batch::register_type>(x); }
 };
 
 /// The main loop's register load on avx512f: two 256-bit loads joined. Most input is not
@@ -120,13 +95,7 @@ xsimd::batch<T, Arch> stream_load(const T* p)
     const __m512i joined =
         _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p))),
                            _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p) + 1), 1);
-    if constexpr (std::is_same_v<T, double>) {
-        return _mm512_castsi512_pd(joined);
-    } else if constexpr (std::is_same_v<T, float>) {
-        return _mm512_castsi512_ps(joined);
-    } else {
-        return joined;
-    }
+    return std::bit_cast<typename xsimd::batch<T, Arch>::register_type>(joined);
 }
 #endif
 

@@ -16,29 +16,15 @@
 
 namespace treefold::ops {
 
-namespace detail {
-/// Signed integer sums and products wrap like the SIMD lanes do (no undefined overflow).
-template <class T>
-constexpr T wrap_add(T a, T b)
-{
-    using U = std::make_unsigned_t<T>;
-    return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
-}
-template <class T>
-constexpr T wrap_mul(T a, T b)
-{
-    using U = std::make_unsigned_t<T>;
-    return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
-}
-} // namespace detail
-
 /// a + b (signed integers wrap modulo 2^bits).
 struct plus {
     template <class T>
     constexpr T operator()(const T& a, const T& b) const
     {
         if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) {
-            return detail::wrap_add(a, b);
+            // Wrap like the SIMD lanes do (no undefined overflow).
+            using U = std::make_unsigned_t<T>;
+            return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
         } else {
             return a + b;
         }
@@ -51,7 +37,8 @@ struct multiplies {
     constexpr T operator()(const T& a, const T& b) const
     {
         if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) {
-            return detail::wrap_mul(a, b);
+            using U = std::make_unsigned_t<T>;
+            return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
         } else {
             return a * b;
         }

@@ -51,7 +51,6 @@ concept schedule_codec = requires(C& c, const C& cc, typename C::partial& part, 
     c.combine(part, std::move(part));
 };
 
-
 /// Executes one schedule for one rank (see the file comment). Built once, run many times.
 class schedule_runner {
 public:
@@ -269,19 +268,13 @@ private:
                 std::vector<typename Codec::partial> parts;
                 parts.reserve(from.size() + 1);
                 for (std::size_t i = 0; i < from.size(); ++i) {
-                    if (i == st.self_at) {
-                        parts.push_back(std::move(mine));
-                    }
                     parts.push_back(decode(c, i, from[i].lo, from[i].hi));
                 }
-                if (st.self_at == from.size()) {
-                    parts.push_back(std::move(mine));
-                }
-                typename Codec::partial acc = std::move(parts[0]);
+                parts.insert(parts.begin() + static_cast<std::ptrdiff_t>(st.self_at), std::move(mine));
                 for (std::size_t i = 1; i < parts.size(); ++i) {
-                    c.combine(acc, std::move(parts[i]));
+                    c.combine(parts[0], std::move(parts[i]));
                 }
-                mine = std::move(acc);
+                mine = std::move(parts[0]);
             } catch (...) {
                 own_error = std::current_exception();
                 failed = failure::op_threw(comm_.rank(), own_error);

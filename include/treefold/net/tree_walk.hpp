@@ -35,10 +35,8 @@ void broadcast(C& ch, int p, int me, int root, std::optional<failure>& failed)
     int mask = 1;
     while (mask < p) {
         if ((rel & mask) != 0) {
-            std::optional<failure> remote = ch.recv((rel - mask + root) % p);
-            if (!failed) {
-                failed = remote;
-            }
+            const std::optional<failure> remote = ch.recv((rel - mask + root) % p);
+            failed = failed ? failed : remote;
             break;
         }
         mask <<= 1;
@@ -61,10 +59,8 @@ void deliver(C& ch, int me, int from, int root, std::optional<failure>& failed)
     if (me == from) {
         ch.send(root, failed);
     } else if (me == root) {
-        std::optional<failure> remote = ch.recv(from);
-        if (!failed) {
-            failed = remote;
-        }
+        const std::optional<failure> remote = ch.recv(from);
+        failed = failed ? failed : remote;
     }
 }
 
@@ -87,11 +83,8 @@ void walk_subtree(std::span<const topology::tree_child> children, int me, bool f
         const std::size_t k = from_right ? pieces - 1 - step : step;
         const int piece = k < before ? static_cast<int>(k) : k == before ? -1 : static_cast<int>(k - 1);
         if (piece >= 0) {
-            std::optional<failure> remote = take(static_cast<std::size_t>(piece));
-            if (remote) {
-                if (!failed) {
-                    failed = remote;
-                }
+            if (const std::optional<failure> remote = take(static_cast<std::size_t>(piece))) {
+                failed = failed ? failed : remote;
                 continue;
             }
         }
