@@ -17,7 +17,6 @@
 #include <exception>
 #include <optional>
 #include <stdexcept>
-#include <string>
 #include <utility>
 
 namespace treefold::detail {
@@ -69,9 +68,7 @@ public:
         }
         net::values_channel<T> result{comm_, last_, out.value ? &*out.value : nullptr, 1};
         net::deliver(result, me, from, root, out.failed);
-        if (out.failed || own_error_ || me == root) {
-            throw_if_failed(out.failed, own_error_);
-        }
+        throw_if_failed(out.failed, own_error_);
         if (me != root) {
             return std::nullopt;
         }
