@@ -18,7 +18,6 @@
 
 #include <concepts>
 #include <cstdint>
-#include <functional>
 #include <ranges>
 #include <string>
 #include <type_traits>

@@ -37,12 +37,7 @@ struct failure {
     /// A wrong local size on `rank`.
     static failure local_size(int rank, std::uint64_t got, std::uint64_t want)
     {
-        failure f;
-        f.what = code::local_size;
-        f.rank = rank;
-        f.got = got;
-        f.want = want;
-        return f;
+        return {.what = code::local_size, .rank = rank, .got = got, .want = want, .text = {}};
     }
 
     /// Ranges that do not meet, handed to the merge on `rank`: [.., left_end) and [right_begin, ..).
@@ -56,9 +51,7 @@ struct failure {
     /// The exception `e` thrown by the operator on `rank` (its text kept, truncated).
     static failure op_threw(int rank, const std::exception_ptr& e)
     {
-        failure f;
-        f.what = code::op_threw;
-        f.rank = rank;
+        failure f{.what = code::op_threw, .rank = rank, .got = 0, .want = 0, .text = {}};
         try {
             std::rethrow_exception(e);
         } catch (const std::exception& ex) {

@@ -12,12 +12,10 @@
 
 #include <boost/mpi/communicator.hpp>
 
-#include <exception>
 #include <functional>
 #include <optional>
 #include <span>
 #include <stdexcept>
-#include <string>
 #include <type_traits>
 #include <utility>
 

@@ -20,7 +20,6 @@
 #include <memory>
 #include <optional>
 #include <stdexcept>
-#include <string>
 #include <string_view>
 #include <type_traits>
 #include <utility>
@@ -79,9 +78,7 @@ public:
         }
         net::values_channel<T> result{comm_, last_, out.value ? &*out.value : nullptr, 1};
         net::deliver(result, me, from, root, out.failed);
-        if (out.failed || own_error_ || me == root) {
-            throw_if_failed(out.failed, own_error_);
-        }
+        throw_if_failed(out.failed, own_error_);
         if (me != root) {
             return std::nullopt;
         }

@@ -19,15 +19,11 @@
 #include <boost/mpi/communicator.hpp>
 #include <boost/serialization/vector.hpp>
 
-#include <algorithm>
-#include <bit>
 #include <cstddef>
 #include <cstdint>
-#include <exception>
 #include <optional>
 #include <span>
 #include <stdexcept>
-#include <string>
 #include <utility>
 #include <vector>
 

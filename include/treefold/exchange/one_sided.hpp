@@ -10,11 +10,12 @@
 /// Construction and destruction are collective (the queue's MPI window).
 
 #include "treefold/exchange/outcome.hpp"
+#include "treefold/exchange/routed_run.hpp"
 #include "treefold/layout/routes.hpp"
 #include "treefold/net/tags.hpp"
 #include "treefold/net/transport.hpp"
-#include "treefold/frontier.hpp"
 #include "treefold/rma/mpsc_queue.hpp"
+#include "treefold/tree/node.hpp"
 
 #include <boost/mpi/communicator.hpp>
 
@@ -35,79 +36,13 @@ struct one_sided {
     static constexpr std::size_t queue_slots = 256;
 
     template <class T>
-    class plan {
+    class plan : public routed_run<plan<T>, T> {
         static_assert(std::is_trivially_copyable_v<T>, "treefold: the one_sided exchange needs a trivially copyable T");
 
     public:
         plan(const boost::mpi::communicator& comm, const layout::block_layout& layout)
-            : n_(layout.size()), routes_(layout, comm.rank()),
-              queue_(comm, queue_slots, slot_bytes()), stack_(layout.size())
+            : routed_run<plan, T>(layout, comm.rank()), queue_(comm, queue_slots, slot_bytes())
         {
-        }
-
-        int finisher() const { return routes_.finisher; }
-
-        /// Runs the exchange; same contract as direct::plan::run.
-        template <class Kernel, class Op>
-        outcome<T> run(const T* local, Op& op, std::optional<failure> failed, net::counters& count,
-                       std::exception_ptr& own_error)
-        {
-            ++call_;
-            std::erase_if(pending_, [&](const piece& p) { return p.call < call_; }); // stale: a failed call's leftovers
-            stack_.reset(n_);
-            std::size_t next_out = 0;
-            std::size_t next_in = 0;
-            int dead_source = -1;
-            const int me = queue_.communicator().rank();
-            auto push = [&](treefold::tree::node v, T value) {
-                stack_.push(v, std::move(value), op);
-                while (next_out < routes_.outbound.size() && !stack_.empty() &&
-                       stack_.back_node() == routes_.outbound[next_out].v) {
-                    const T root = stack_.pop_back();
-                    send(routes_.outbound[next_out].rank, key(call_, routes_.outbound[next_out].v.level), &root,
-                         sizeof root, count);
-                    ++next_out;
-                }
-            };
-            for (std::size_t i = 0; i < routes_.local_nodes.size() && !failed; ++i) {
-                const treefold::tree::node v = routes_.local_nodes[i];
-                guarded(me, failed, own_error, [&] { push(v, Kernel::reduce_node(local + (v.x - routes_.s), treefold::tree::cover_size(v, n_), op)); });
-            }
-            while (next_in < routes_.incoming.size() && !failed) {
-                const auto& want = routes_.incoming[next_in];
-                std::optional<failure> remote;
-                const T value = wait_for(want, remote);
-                if (remote) {
-                    failed = remote;
-                    dead_source = want.rank;
-                    break;
-                }
-                ++next_in;
-                guarded(me, failed, own_error, [&] { push(want.v, value); });
-            }
-            if (failed) {
-                // One failure record per target still owed a piece, then take every piece
-                // still owed to this rank so no producer is left retrying on a full queue.
-                const std::vector<char> record = encode(*failed);
-                routes_.for_each_owed_target(next_out, [&](int target) {
-                    send(target, key(call_, failure_level), record.data(), record.size(), count);
-                });
-                routes_.for_each_owed_source(next_in, [&](int source, std::size_t first, std::size_t owed) {
-                    for (std::size_t k = first; k < first + owed && source != dead_source; ++k) {
-                        std::optional<failure> remote;
-                        (void)wait_for(routes_.incoming[k], remote);
-                        if (remote) {
-                            dead_source = source;
-                        }
-                    }
-                });
-            }
-            outcome<T> out;
-            out.failed = failed;
-            if (!failed && queue_.communicator().rank() == routes_.finisher && n_ > 0) {
-                out.value = stack_.pop_back();
-            }
-            return out;
         }
 
         /// The queue (for its counters and memory figure).
@@ -115,7 +50,6 @@ struct one_sided {
 
     private:
         static constexpr unsigned failure_level = net::tag::queue_failure_level;
-        static constexpr std::uint64_t key(std::uint64_t call, unsigned level) { return call << 8 | level; }
 
         /// One node value per slot; a failure record (rare) spans several slots.
         static std::size_t slot_bytes() { return (rma::mpsc_queue::header_bytes + sizeof(T) + 7) / 8 * 8; }
@@ -127,12 +61,32 @@ struct one_sided {
             std::vector<std::byte> bytes;
         };
 
-        void send(int target, std::uint64_t k, const void* data, std::size_t bytes, net::counters& count)
+        friend routed_run<plan, T>; // the port it runs through: every piece leaves at once
+
+        void begin(net::counters& count)
+        {
+            ++call_;
+            std::erase_if(pending_, [&](const piece& p) { return p.call < call_; }); // stale: a failed call's leftovers
+            count_ = &count;
+        }
+
+        void before_node(treefold::tree::index_t /*len*/) {}
+        void flush() {}
+        std::size_t drop_unsent() { return 0; }
+        void send(const layout::routed_node& to, const T& value) { put(to.rank, to.v.level, &value, sizeof value); }
+
+        void send_failure(int target, const failure& f)
+        {
+            const std::vector<char> record = encode(f);
+            put(target, failure_level, record.data(), record.size());
+        }
+
+        void put(int target, unsigned level, const void* data, std::size_t bytes)
         {
             const auto* p = static_cast<const std::byte*>(data);
-            queue_.push(target, k, std::span<const std::byte>(p, bytes), [this] { service(); });
-            ++count.messages;
-            count.bytes += bytes + rma::mpsc_queue::header_bytes;
+            queue_.push(target, call_ << 8 | level, std::span<const std::byte>(p, bytes), [this] { service(); });
+            ++count_->messages;
+            count_->bytes += bytes + rma::mpsc_queue::header_bytes;
         }
 
         /// Moves everything that has arrived into the pending list.
@@ -144,7 +98,7 @@ struct one_sided {
         }
 
         /// The piece `want` of this call, or a failure record from its source.
-        T wait_for(const layout::routed_node& want, std::optional<failure>& remote)
+        T take(const layout::routed_node& want, std::optional<failure>& remote)
         {
             for (;;) {
                 for (std::size_t i = 0; i < pending_.size(); ++i) {
@@ -167,12 +121,10 @@ struct one_sided {
             }
         }
 
-        treefold::tree::index_t n_;
-        layout::direct_routes routes_;
         rma::mpsc_queue queue_;
-        frontier<T> stack_;
         std::uint64_t call_ = 0;
         std::vector<piece> pending_;
+        net::counters* count_ = nullptr;
     };
 };
 

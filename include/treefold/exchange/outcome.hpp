@@ -2,6 +2,7 @@
 /// What an exchange plan's run() leaves on a rank, and the contract every plan meets.
 
 #include "treefold/error.hpp"
+#include "treefold/frontier.hpp"
 
 #include <exception>
 #include <optional>
@@ -22,6 +23,17 @@ struct outcome {
 /// `static constexpr bool result_everywhere = true`).
 template <class Plan>
 concept result_everywhere_plan = requires { requires Plan::result_everywhere; };
+
+/// The outcome of a call that ended with `failed`: where it did not fail and `holds_root`,
+/// the root, popped from this rank's frontier.
+template <class T>
+outcome<T> finish(const std::optional<failure>& failed, frontier<T>& f, bool holds_root)
+{
+    if (!failed && holds_root) {
+        return {f.pop_back(), std::nullopt};
+    }
+    return {std::nullopt, failed};
+}
 
 /// Runs one step of a plan that calls the operator: if it throws, the exception becomes this
 /// rank's own error and the call is marked failed (the exchange still completes). Inlined:

@@ -62,7 +62,8 @@ struct scheduled {
         plan(const boost::mpi::communicator& comm, const layout::block_layout& layout)
             : comm_(comm), n_(layout.size()), s_(layout.block_of(comm.rank()).start),
               starts_(layout::position_starts(layout)), local_nodes_(layout::block_nodes(layout, comm.rank())),
-              runner_(comm, Generator::make(comm.size()), positions(layout))
+              runner_(comm, Generator::make(comm.size()),
+                      std::vector<int>(layout.index_order().begin(), layout.index_order().end()))
         {
         }
 
@@ -87,21 +88,10 @@ struct scheduled {
             }
             codec<Op> c{this, &op};
             failed = runner_.run(mine, c, failed, count, own_error);
-            outcome<T> out;
-            out.failed = failed;
-            if (!failed && n_ > 0) {
-                out.value = mine.pop_back();
-            }
-            return out;
+            return finish(failed, mine, n_ > 0);
         }
 
     private:
-        static std::vector<int> positions(const layout::block_layout& layout)
-        {
-            const auto order = layout.index_order();
-            return {order.begin(), order.end()};
-        }
-
         /// Frontier values travel; nodes come from the layout.
         template <class Op>
         struct codec {
@@ -112,9 +102,8 @@ struct scheduled {
 
             std::vector<treefold::tree::node> nodes(int lo, int hi) const
             {
-                const auto s = self->starts_[static_cast<std::size_t>(lo)];
-                const auto e = self->starts_[static_cast<std::size_t>(hi)];
-                return s < e ? treefold::tree::maximal_nodes(s, e, self->n_) : std::vector<treefold::tree::node>{};
+                return treefold::tree::maximal_nodes(self->starts_[static_cast<std::size_t>(lo)],
+                                                     self->starts_[static_cast<std::size_t>(hi)], self->n_);
             }
 
             std::size_t count(int lo, int hi) const { return nodes(lo, hi).size(); }

@@ -25,7 +25,6 @@
 #include <algorithm>
 #include <exception>
 #include <optional>
-#include <stdexcept>
 #include <vector>
 
 namespace treefold::exchange {
@@ -107,15 +106,11 @@ struct tree {
                 });
             };
             net::walk_subtree(shape_children_, position_, false, failed, take, combine);
-            outcome<T> out;
-            out.failed = failed;
             if (parent_ >= 0) {
                 const auto values = stack_.values();
                 net::send_values_or_failure(comm_, parent_, values.data(), values.size(), failed, count);
-            } else if (!failed && n_ > 0) {
-                out.value = stack_.pop_back();
             }
-            return out;
+            return finish(failed, stack_, parent_ < 0 && n_ > 0);
         }
 
     private:

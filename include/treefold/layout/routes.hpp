@@ -37,7 +37,7 @@ inline std::vector<index_t> position_starts(const block_layout& layout)
 inline std::vector<tree::node> block_nodes(const block_layout& layout, int rank)
 {
     const block b = layout.block_of(rank);
-    return b.count > 0 ? tree::maximal_nodes(b.start, b.end(), layout.size()) : std::vector<tree::node>{};
+    return tree::maximal_nodes(b.start, b.end(), layout.size());
 }
 
 /// A node and the rank it goes to (outbound) or comes from (incoming).
@@ -60,7 +60,6 @@ struct direct_routes {
     /// (= level order); at most one per level.
     std::vector<routed_node> incoming;
 
-    direct_routes() = default;
     direct_routes(const block_layout& layout, int rank)
     {
         const treefold::tree::index_t n = layout.size();
@@ -89,34 +88,6 @@ struct direct_routes {
             if (parent_start >= s && right >= e && right < n) {
                 incoming.push_back({treefold::tree::node{right, y}, layout.owner(right)});
             }
-        }
-    }
-
-    /// After a failure: calls f(rank) once per run of outbound pieces from index `next_out`
-    /// on (the targets still owed a piece, each told once).
-    template <class F>
-    void for_each_owed_target(std::size_t next_out, F&& f) const
-    {
-        int last = -1;
-        for (std::size_t k = next_out; k < outbound.size(); ++k) {
-            if (outbound[k].rank != last) {
-                last = outbound[k].rank;
-                f(last);
-            }
-        }
-    }
-
-    /// After a failure: calls f(rank, first, count) per run of incoming pieces from index
-    /// `next_in` on (the sources that still owe this rank pieces [first, first + count)).
-    template <class F>
-    void for_each_owed_source(std::size_t next_in, F&& f) const
-    {
-        for (std::size_t k = next_in; k < incoming.size();) {
-            const std::size_t first = k;
-            while (k < incoming.size() && incoming[k].rank == incoming[first].rank) {
-                ++k;
-            }
-            f(incoming[first].rank, first, k - first);
         }
     }
 };
