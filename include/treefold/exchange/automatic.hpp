@@ -249,7 +249,8 @@ struct automatic {
         void calibration_call(const boost::mpi::communicator& comm, const T* local, Op& op, net::counters& count,
                               std::exception_ptr& own_error)
         {
-            outcome<T> out = run<Kernel>(local, op, std::nullopt, count, own_error);
+            std::optional<failure> none; // a named empty optional: g++ 12 misreads a nullopt temporary here
+            outcome<T> out = run<Kernel>(local, op, none, count, own_error);
             if (!result_everywhere()) {
                 if (!out.value) {
                     out.value.emplace();
