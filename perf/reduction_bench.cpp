@@ -4,19 +4,21 @@
 //
 //   mpirun -n P reduction_bench [FILE | --n N --kind loglik|mixed|cancel]
 //          [--distribution D] [--modes treefold,baseline,fast,allreduce1]
-//          [--exchanges direct,binomial,fibonacci,binary,one_sided,schedule_best (or schedule_rd,
-//                       schedule_heuristic)]
+//          [--exchanges direct,binomial,fibonacci,binary,one_sided,schedule_best,native,automatic
+//                       (or schedule_rd, schedule_heuristic)]
 //          [--reps 100] [--discard 8] [--no-header]
 //
-// Modes: `treefold` (reducer with kernel::best and the given exchange), `baseline`
+// Modes: `treefold` (reducer with kernel::best and the given exchange; `automatic` is
+// printed as automatic:CHOICE), `baseline`
 // (std::accumulate + MPI_Allreduce), `fast` (the -ffast-math vectorised sum of
 // kernel_fastmath_ceiling.cpp + MPI_Allreduce), `allreduce1` (MPI_Allreduce of one double and
 // nothing else: the latency floor any method pays).
 //
 // Protocol: load and distribute once; per call a barrier, MPI_Wtime around the call, max over
-// ranks; `--reps` calls, the first and last `--discard` dropped; median, 1st and 99th
-// percentile. Messages and bytes are per call summed over ranks (the reducer's own counters;
-// `na` where MPI's collective hides them). CSV on stdout, comment lines start with '#'.
+// ranks; methods interleaved call by call; `--reps` calls each, the first and last `--discard`
+// dropped; median, 1st and 99th percentile. Messages and bytes are per call summed over ranks
+// (the reducer's own point-to-point counters; `na` where MPI's collective hides them, and 0
+// for the native exchange, whose messages are the MPI library's). CSV on stdout, comment lines start with '#'.
 #include "bench_options.hpp"
 #include "bench_util.hpp"
 #include "treefold/exchange/by_name.hpp"
@@ -77,7 +79,9 @@ method treefold_method(const std::string& exchange_name, const mpi::communicator
                        const std::vector<double>& local)
 {
     auto r = std::make_shared<reducer<double, std::plus<double>, kernel::best, E>>(world, l);
-    return {"treefold", exchange_name, [r, &local] { return r->all_reduce(local); },
+    const std::string used(r->exchange_used());
+    const std::string name = used == exchange_name ? exchange_name : exchange_name + ":" + used; // automatic:CHOICE
+    return {"treefold", name, [r, &local] { return r->all_reduce(local); },
             [r] { return r->last_counters(); }};
 }
 
@@ -211,16 +215,22 @@ int main(int argc, char** argv)
         }
         std::fflush(stdout);
     }
-    std::vector<double> t(static_cast<std::size_t>(reps));
-    for (const auto& m : methods) {
-        double result = 0.0;
-        for (int k = 0; k < reps; ++k) {
+    // Methods interleaved call by call, so background load hits all of them alike.
+    std::vector<std::vector<double>> times(methods.size(), std::vector<double>(static_cast<std::size_t>(reps)));
+    std::vector<double> results(methods.size());
+    for (int k = 0; k < reps; ++k) {
+        for (std::size_t i = 0; i < methods.size(); ++i) {
             world.barrier();
             const double t0 = MPI_Wtime();
-            result = m.call();
+            results[i] = methods[i].call();
             const double dt = MPI_Wtime() - t0;
-            t[static_cast<std::size_t>(k)] = mpi::all_reduce(world, dt, mpi::maximum<double>()) * 1e6;
+            times[i][static_cast<std::size_t>(k)] = mpi::all_reduce(world, dt, mpi::maximum<double>()) * 1e6;
         }
+    }
+    for (std::size_t i = 0; i < methods.size(); ++i) {
+        const auto& m = methods[i];
+        const auto& t = times[i];
+        const double result = results[i];
         const std::vector<double> kept(t.begin() + discard, t.end() - discard);
         std::string messages = "na";
         std::string bytes = "na";

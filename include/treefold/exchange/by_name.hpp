@@ -3,6 +3,7 @@
 /// the library ships, under one spelling, so programs do not each keep their own list.
 
 #include "treefold/topology/tree_shape.hpp"
+#include "treefold/exchange/automatic.hpp"
 #include "treefold/exchange/direct.hpp"
 #include "treefold/exchange/native.hpp"
 #include "treefold/exchange/one_sided.hpp"
@@ -18,9 +19,9 @@
 namespace treefold::exchange {
 
 /// The names visit_by_name accepts ("tree" is also accepted, as binomial).
-inline constexpr std::array<std::string_view, 9> exchange_names{
+inline constexpr std::array<std::string_view, 10> exchange_names{
     "direct", "binomial", "fibonacci", "binary", "one_sided", "schedule_rd", "schedule_heuristic", "schedule_best",
-    "native"};
+    "native", "automatic"};
 
 /// The names as one comma-separated line, for help texts and error messages.
 inline std::string exchange_name_list()
@@ -64,6 +65,9 @@ decltype(auto) visit_by_name(std::string_view name, F&& f)
     }
     if (name == "native") {
         return f(std::type_identity<native>{});
+    }
+    if (name == "automatic") {
+        return f(std::type_identity<automatic>{});
     }
     throw std::invalid_argument("treefold: unknown exchange '" + std::string(name) + "' (want one of " +
                                 exchange_name_list() + ")");
