@@ -123,6 +123,10 @@ void reduce_rows(const T* first, std::uint64_t len, std::size_t k, Op& op, T* ou
 template <class Arch = xsimd::default_arch>
 struct dispatch {
     static constexpr const char* name = "best";
+    /// Nodes shorter than this take the scalar kernel (the same tree, hence the same bits): a
+    /// SIMD fold of a partial register costs about 30 ns whatever its length, more than the
+    /// scalar tree below 16 values (measured; doc/performance.md, "Small arrays").
+    static constexpr std::uint64_t scalar_below = 16;
 
     /// Same contract as kernel::scalar::reduce_node.
     template <class T, class Op>
@@ -132,6 +136,9 @@ struct dispatch {
         using O = std::remove_cv_t<Op>;
         constexpr ops::builtin_kind kind = ops::builtin_kind_of<O, T>;
         if constexpr (ops::is_builtin_type<T> && kind != ops::builtin_kind::none) {
+            if (len < scalar_below) {
+                return scalar::reduce_node(first, len, op);
+            }
             static const builtin_fn<T, kind> fn = builtin_kernel<T, kind>();
             return fn(first, len);
         } else if constexpr (row_of<T>::value && columnwise_of<O>::value) {
@@ -141,6 +148,9 @@ struct dispatch {
             reduce_rows<Arch>(first->data(), len, row_of<T>::columns, op.op, out.data());
             return out;
         } else if constexpr (batch_callable<O, T, Arch>) {
+            if (len < scalar_below) {
+                return scalar::reduce_node(first, len, op);
+            }
             return simd<Arch>::reduce_node(first, len, op);
         } else {
             return scalar::reduce_node(first, len, op);
