@@ -1,11 +1,12 @@
-// The same-bits guarantee, for every implementation at once: every exchange (direct, the four
-// tree shapes, one-sided, the three schedule generators) × every kernel (scalar, best, each
-// simd<Arch> the CPU supports) × every layout kind (blocks in rank order, reversed, random
-// with empty blocks, everything on one rank, the distribution policies) × every
-// sub-communicator size 1..P × operators that expose order mistakes (non-associative,
-// non-commutative, mixed magnitudes and special values, float and integer types, serialized
-// types). Each result must have the recursive oracle's bits (test/support/oracle.hpp) or the
-// data sets' published bits, and the results must be identical across sizes.
+// The same-bits guarantee, for every implementation at once: every exchange (direct, the six
+// tree shapes binomial, fibonacci, binary, inorder, 4-ary and 8-ary, one-sided, the three
+// schedule generators) × every kernel (scalar, best, each simd<Arch> the CPU supports) ×
+// every layout kind (blocks in rank order, reversed, random with empty blocks, everything on
+// one rank, the distribution policies) × every sub-communicator size 1..P × operators that
+// expose order mistakes (non-associative, non-commutative, mixed magnitudes and special
+// values, float and integer types, serialized types). Each result must have the recursive
+// oracle's bits (test/support/oracle.hpp) or the data sets' published bits, and the results
+// must be identical across sizes.
 //
 // The implementation suites keep only what is specific to one implementation (message
 // counts, error paths, allocation, plans); the matrix lives here, once.
@@ -58,11 +59,12 @@ void for_each_type(type_list<Ts...>, F&& f)
     (f(std::type_identity<Ts>{}, i++), ...);
 }
 
-/// Every exchange the library ships (exchange/by_name.hpp lists them by name) and the inorder
-/// tree shape, which by_name does not name.
+/// Every exchange the library ships (exchange/by_name.hpp lists them by name, the 4- and 8-ary
+/// trees among them) and the inorder tree shape, which by_name does not name.
 using all_exchanges =
     type_list<exchange::direct, exchange::tree<topology::binomial>, exchange::tree<topology::fibonacci>,
-              exchange::tree<topology::binary>, exchange::tree<topology::inorder>, exchange::one_sided,
+              exchange::tree<topology::binary>, exchange::tree<topology::inorder>,
+              exchange::tree<topology::m_ary<4>>, exchange::tree<topology::m_ary<8>>, exchange::one_sided,
               exchange::scheduled<exchange::schedules::recursive_doubling>,
               exchange::scheduled<exchange::schedules::heuristic>, exchange::scheduled<exchange::schedules::best>,
               exchange::native, exchange::automatic>;
@@ -72,6 +74,7 @@ using all_exchanges =
 using serialized_exchanges =
     type_list<exchange::direct, exchange::tree<topology::binomial>, exchange::tree<topology::fibonacci>,
               exchange::tree<topology::binary>, exchange::tree<topology::inorder>,
+              exchange::tree<topology::m_ary<4>>, exchange::tree<topology::m_ary<8>>,
               exchange::scheduled<exchange::schedules::recursive_doubling>,
               exchange::scheduled<exchange::schedules::heuristic>, exchange::scheduled<exchange::schedules::best>,
               exchange::native, exchange::automatic>;
@@ -119,8 +122,9 @@ void every_combination(const mpi::communicator& sub, const std::vector<T>& xs, c
 /// Walks the matrix without running all of its product on every input: run number t of a
 /// test case uses exchange t mod |Es|, layout kind t mod 7 (testing::layout_kinds) and kernel
 /// (t div |Es|) mod |Ks| (kernel::scalar where the CPU lacks that kernel's architecture). So
-/// every |Es| consecutive runs use every exchange once, with one kernel; |Es| (11) and 7 are
-/// coprime, so 7·|Es| consecutive runs pair every exchange with every layout kind; |Es|·|Ks|
+/// every |Es| consecutive runs use every exchange once, with one kernel; |Es| (13 for
+/// all_exchanges, 12 for serialized_exchanges) and 7 are coprime (keep them so when adding an
+/// exchange), so 7·|Es| consecutive runs pair every exchange with every layout kind; |Es|·|Ks|
 /// runs pair every exchange with every kernel. Each call makes `runs` runs on `xs` (|Es| by default).
 struct rotation {
     std::uint64_t t = 0;

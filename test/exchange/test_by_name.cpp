@@ -27,9 +27,10 @@ BOOST_AUTO_TEST_CASE(every_name_reaches_its_exchange_and_the_same_bits)
         const std::string seen = exchange::visit_by_name(name, [](auto type) {
             return std::string(decltype(type)::type::name);
         });
-        // The type's own name is the listed name, less the schedule_ prefix.
-        const std::string expected = name == "schedule_rd" ? "recursive_doubling"
+        // The type's own name is the listed name, less the schedule_ prefix; maryM is "M-ary".
+        const std::string expected = name == "schedule_rd"             ? "recursive_doubling"
                                      : name.starts_with("schedule_") ? std::string(name.substr(9))
+                                     : name.starts_with("mary")      ? std::string(name.substr(4)) + "-ary"
                                                                      : std::string(name);
         BOOST_TEST(seen == expected);
         const double got = exchange::visit_by_name(name, [&](auto type) {

@@ -1,6 +1,8 @@
-// Tree shapes over ranks: structure checked for every p up to 300 (no communication).
+// Tree shapes over ranks (binomial, fibonacci, binary, inorder, m_ary<M>): structure checked
+// for every p up to 300 (no communication).
 #include <boost/test/unit_test.hpp>
 
+#include "treefold/concepts.hpp"
 #include "treefold/topology/tree_shape.hpp"
 
 #include <algorithm>
@@ -180,4 +182,90 @@ BOOST_AUTO_TEST_CASE(inorder_structure)
             }
         }
     }
+}
+
+namespace {
+
+/// Nodes of a complete M-ary tree of height h: 1 + M + ... + M^h.
+long long complete_m_ary_size(int m, int h)
+{
+    long long size = 0;
+    long long level = 1;
+    for (int i = 0; i <= h; ++i) {
+        size += level;
+        level *= m;
+    }
+    return size;
+}
+
+/// m_ary<M>: the common structure, root 0, pre-order (every subtree's root is its first
+/// position), at most M children whose ranges split the rest of the parent's range into
+/// sizes differing by at most one, smaller first, and the least height of any tree of
+/// degree M (the smallest h with 1 + M + ... + M^h >= p).
+template <int M>
+void check_m_ary()
+{
+    using shape = topology::m_ary<M>;
+    static_assert(treefold::tree_shape<shape>);
+    static_assert(!shape::fold_from_right);
+    BOOST_CHECK_EQUAL(std::string(shape::name), std::to_string(M) + "-ary");
+    check_structure<shape>(M);
+    for (int p = 1; p <= max_p; ++p) {
+        BOOST_TEST_CONTEXT(shape::name << " p = " << p)
+        {
+            BOOST_CHECK_EQUAL(shape::root(p), 0);
+            int least = 0;
+            while (complete_m_ary_size(M, least) < p) {
+                ++least;
+            }
+            BOOST_CHECK_EQUAL(shape::height(p), least);
+            bool split_ok = true;
+            for (int q = 0; q < p; ++q) {
+                const auto children = shape::children(q, p);
+                // q's own range: [q, end) with end the last child's end (q + 1 for a leaf).
+                const int end = children.empty() ? q + 1 : children.back().subtree_end;
+                const int rest = end - q - 1;
+                split_ok = split_ok && static_cast<int>(children.size()) == std::min(M, rest);
+                int at = q + 1;
+                for (std::size_t i = 0; i < children.size(); ++i) {
+                    const auto& c = children[i];
+                    const int len = c.subtree_end - c.subtree_begin;
+                    split_ok = split_ok && c.subtree_begin == at && c.position == c.subtree_begin &&
+                               (len == rest / static_cast<int>(children.size()) ||
+                                len == rest / static_cast<int>(children.size()) + 1);
+                    if (i > 0) {
+                        split_ok = split_ok && len >= children[i - 1].subtree_end - children[i - 1].subtree_begin;
+                    }
+                    at = c.subtree_end;
+                }
+            }
+            BOOST_CHECK(split_ok);
+        }
+    }
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(m_ary_structure)
+{
+    check_m_ary<2>();
+    check_m_ary<3>();
+    check_m_ary<4>();
+    check_m_ary<8>();
+    check_m_ary<16>();
+    BOOST_CHECK_EQUAL(std::string(topology::m_ary<16>::name), "16-ary");
+    // 4-ary over 13 = 1 + 4 + 8 positions: children 1, 4, 7, 10, each with three leaves.
+    const auto c = topology::m_ary<4>::children(0, 13);
+    BOOST_REQUIRE_EQUAL(c.size(), 4U);
+    BOOST_CHECK(c[0].position == 1 && c[1].position == 4 && c[2].position == 7 && c[3].position == 10 &&
+                c[3].subtree_end == 13);
+    BOOST_CHECK_EQUAL(topology::m_ary<4>::height(13), 2);
+    BOOST_CHECK_EQUAL(topology::m_ary<4>::parent(12, 13), 10);
+    // Ten positions: the rest (9) splits 2, 2, 2, 3, the larger range last.
+    const auto d = topology::m_ary<4>::children(0, 10);
+    BOOST_REQUIRE_EQUAL(d.size(), 4U);
+    BOOST_CHECK(d[0].subtree_end == 3 && d[1].subtree_end == 5 && d[2].subtree_end == 7 && d[3].subtree_end == 10);
+    // Eight positions under 8-ary: a star.
+    BOOST_CHECK_EQUAL(topology::m_ary<8>::children(0, 8).size(), 7U);
+    BOOST_CHECK_EQUAL(topology::m_ary<8>::height(8), 1);
 }

@@ -19,9 +19,11 @@
 namespace treefold::exchange {
 
 /// The names visit_by_name accepts ("tree" is also accepted, as binomial).
-inline constexpr std::array<std::string_view, 10> exchange_names{
-    "direct", "binomial", "fibonacci", "binary", "one_sided", "schedule_rd", "schedule_heuristic", "schedule_best",
-    "native", "automatic"};
+/// "mary4" and "mary8" are the m_ary<4> and m_ary<8> trees (their type names are "4-ary" and
+/// "8-ary").
+inline constexpr std::array<std::string_view, 12> exchange_names{
+    "direct", "binomial", "fibonacci", "binary", "mary4", "mary8", "one_sided", "schedule_rd", "schedule_heuristic",
+    "schedule_best", "native", "automatic"};
 
 /// The names as one comma-separated line, for help texts and error messages.
 inline std::string exchange_name_list()
@@ -50,6 +52,12 @@ decltype(auto) visit_by_name(std::string_view name, F&& f)
     }
     if (name == "binary") {
         return f(std::type_identity<tree<topology::binary>>{});
+    }
+    if (name == "mary4") {
+        return f(std::type_identity<tree<topology::m_ary<4>>>{});
+    }
+    if (name == "mary8") {
+        return f(std::type_identity<tree<topology::m_ary<8>>>{});
     }
     if (name == "one_sided") {
         return f(std::type_identity<one_sided>{});

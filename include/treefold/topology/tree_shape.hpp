@@ -7,7 +7,7 @@
 /// range, combining a position's pieces (its own value and its children's subtree values)
 /// in position order combines positions left to right: non-commutative operators get
 /// r_0 ∘ r_1 ∘ … ∘ r_{p-1}. Where the own value sits among the children differs by shape:
-/// first (binomial, fibonacci, binary: pre-order) or last (inorder: post-order).
+/// first (binomial, fibonacci, binary, m_ary<M>: pre-order) or last (inorder: post-order).
 ///
 /// A shape S provides
 ///     static constexpr const char* name;
@@ -23,6 +23,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -36,16 +37,21 @@ struct tree_child {
     int subtree_end;
 };
 
-/// How a range splits: its root and up to two child ranges in increasing order.
+/// The most child ranges one split may have (the widest m_ary degree).
+inline constexpr int max_split_children = 16;
+
+/// How a range splits: its root and up to max_split_children child ranges in increasing
+/// order (two for fibonacci, binary and inorder; up to M for m_ary<M>).
 struct range_split {
     int root = 0;
     int child_count = 0;
-    std::array<std::array<int, 2>, 2> child{}; ///< [begin, end) of each child range
+    std::array<std::array<int, 2>, max_split_children> child{}; ///< [begin, end) of each child range
 };
 
-/// A shape from a recursive split, the base of fibonacci, binary and inorder (derive from it
-/// to define another): parent/children/height for `Split::split(b, e)`, a range_split whose
-/// children are ranges inside [b, e) without the root. Queries descend from [0, p): O(height).
+/// A shape from a recursive split, the base of fibonacci, binary, inorder and m_ary (derive
+/// from it to define another): parent/children/height for `Split::split(b, e)`, a range_split
+/// whose children are ranges inside [b, e) without the root. Queries descend from [0, p):
+/// O(height) splits (each O(children)).
 template <class Split>
 struct split_shape {
     static int root(int p) { return p <= 0 ? -1 : Split::split(0, p).root; }
@@ -263,6 +269,59 @@ struct inorder_split {
     }
 };
 
+/// M-ary tree rooted at position 0, in pre-order: a range [b, e) has its root at b, and the
+/// other n - 1 = e - b - 1 positions form k = min(M, n - 1) contiguous child ranges whose
+/// sizes differ by at most one, the smaller ones first (the first k - (n - 1) mod k ranges
+/// hold floor((n - 1) / k) positions, the rest one more). Equal sizes give the least height
+/// any tree of degree M can have: the smallest h with 1 + M + ... + M^h >= n, as for a
+/// complete M-ary heap, whose subtrees are unequal instead (full ones first, then one
+/// partial, then full ones one level lower). The exchange receives the children in
+/// position order, so the larger, possibly deeper, subtrees go last, as in fibonacci: the
+/// parent folds the ones that finish first while the last ones are still on their way.
+template <int M>
+struct m_ary_split {
+    static_assert(M >= 2 && M <= max_split_children, "m_ary<M> needs 2 <= M <= max_split_children (16)");
+
+    static range_split split(int b, int e)
+    {
+        range_split s;
+        s.root = b;
+        const int rest = e - b - 1;
+        if (rest <= 0) {
+            return s;
+        }
+        const int k = std::min(M, rest);
+        const int small = rest / k;
+        const int larger_from = k - rest % k; // ranges from here on hold small + 1
+        int at = b + 1;
+        for (int c = 0; c < k; ++c) {
+            const int len = small + (c >= larger_from ? 1 : 0);
+            s.child[static_cast<std::size_t>(s.child_count++)] = {at, at + len};
+            at += len;
+        }
+        return s;
+    }
+};
+
+namespace detail {
+
+/// "M-ary" as a character array with static storage, for m_ary<M>::name.
+template <int M>
+inline constexpr std::array<char, 8> m_ary_name = [] {
+    std::array<char, 8> out{};
+    std::size_t at = 0;
+    if (M >= 10) {
+        out[at++] = static_cast<char>('0' + M / 10);
+    }
+    out[at++] = static_cast<char>('0' + M % 10);
+    for (const char* c = "-ary"; *c != '\0'; ++c) {
+        out[at++] = *c;
+    }
+    return out;
+}();
+
+} // namespace detail
+
 /// Fibonacci tree shape (see fibonacci_split).
 struct fibonacci : split_shape<fibonacci_split> {
     static constexpr const char* name = "fibonacci";
@@ -279,6 +338,13 @@ struct binary : split_shape<binary_split> {
 struct inorder : split_shape<inorder_split> {
     static constexpr const char* name = "inorder";
     static constexpr bool fold_from_right = true;
+};
+
+/// M-ary tree shape of degree M, 2 <= M <= 16 (see m_ary_split); name "M-ary", e.g. "4-ary".
+template <int M>
+struct m_ary : split_shape<m_ary_split<M>> {
+    static constexpr const char* name = detail::m_ary_name<M>.data();
+    static constexpr bool fold_from_right = false;
 };
 
 namespace detail {
