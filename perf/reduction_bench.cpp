@@ -42,6 +42,7 @@
 #include <numeric>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace treefold::perf {
@@ -79,8 +80,10 @@ method treefold_method(const std::string& exchange_name, const mpi::communicator
                        const std::vector<double>& local)
 {
     auto r = std::make_shared<reducer<double, std::plus<double>, kernel::best, E>>(world, l);
-    const std::string used(r->exchange_used());
-    const std::string name = used == exchange_name ? exchange_name : exchange_name + ":" + used; // automatic:CHOICE
+    std::string name = exchange_name;
+    if constexpr (std::is_same_v<E, exchange::automatic>) {
+        name += ":" + std::string(r->exchange_used());
+    }
     return {"treefold", name, [r, &local] { return r->all_reduce(local); },
             [r] { return r->last_counters(); }};
 }
