@@ -9,7 +9,7 @@
 ///    result broadcast, without the local kernel and without calling the user's operator)
 ///    on the plan's own communicator and layout (above 2^16 values on some rank, on an even
 ///    layout of 2^16 values per rank instead: the messages depend on N only through its
-///    frontiers, of O(log N) values): 2 warm-up and 7 timed rounds, candidates
+///    frontiers, of O(log N) values): 4 warm-up and 25 timed rounds, candidates
 ///    interleaved, each round after a barrier; the candidate with the smallest median of the
 ///    slowest rank wins. The choice is cached per (p, ceil(log2 N), sizeof(T)) for the process,
 ///    and a cached choice is used only when every rank has it (rank 0's value is taken).
@@ -211,8 +211,8 @@ struct automatic {
                 plans.push_back(std::unique_ptr<plan>(new plan(comm, l, static_cast<int>(c))));
             }
             auto keep_left = [](const T& a, const T&) { return a; };
-            constexpr int warm = 2;
-            constexpr int timed = 7;
+            constexpr int warm = 4;
+            constexpr int timed = 25;
             std::vector<std::vector<double>> times(plans.size());
             for (int round = 0; round < warm + timed; ++round) {
                 for (std::size_t c = 0; c < plans.size(); ++c) {
