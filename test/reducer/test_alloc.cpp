@@ -1,5 +1,6 @@
-// A planned reducer allocates nothing per call after the first (trivially copyable T):
-// this executable replaces global operator new to count allocations.
+// A planned reducer allocates nothing per call after the first (trivially copyable T), through
+// every exchange tested here and the nonblocking calls. This executable replaces global
+// operator new to count allocations.
 #include <boost/test/unit_test.hpp>
 
 #include "support/cases.hpp"
@@ -57,3 +58,25 @@ void no_allocation_after_first_call()
 
 BOOST_AUTO_TEST_CASE(direct_exchange_allocates_nothing_per_call) { no_allocation_after_first_call<exchange::direct>(); }
 BOOST_AUTO_TEST_CASE(tree_exchange_allocates_nothing_per_call) { no_allocation_after_first_call<exchange::tree<>>(); }
+BOOST_AUTO_TEST_CASE(native_exchange_allocates_nothing_per_call) { no_allocation_after_first_call<exchange::native>(); }
+BOOST_AUTO_TEST_CASE(automatic_exchange_allocates_nothing_per_call)
+{
+    no_allocation_after_first_call<exchange::automatic>();
+}
+BOOST_AUTO_TEST_CASE(nonblocking_calls_allocate_nothing_after_the_first)
+{
+    const auto& w = testing::world();
+    const std::uint64_t n = 5000;
+    const auto l = testing::random_layout(n + 5, n, w.size());
+    const auto xs = testing::mixed_values(n, n, false);
+    const auto b = l.block_of(w.rank());
+    const std::span<const double> local(xs.data() + b.start, b.count);
+    reducer<double, std::plus<double>, kernel::scalar, exchange::direct> r(w, l);
+    const double first = r.iall_reduce(local).wait();
+    (void)r.ireduce(local, 0).wait();
+    const long before = allocations.load();
+    const double second = r.iall_reduce(local).wait();
+    (void)r.ireduce(local, w.size() - 1).wait();
+    BOOST_CHECK_EQUAL(allocations.load() - before, 0);
+    BOOST_CHECK_EQUAL(testing::bits_of(first), testing::bits_of(second));
+}
