@@ -27,5 +27,6 @@ struct command {
 int run_sum(const std::vector<std::string>& args, int& argc, char**& argv);
 int run_plan(const std::vector<std::string>& args, int& argc, char**& argv);
 int run_schedule(const std::vector<std::string>& args, int& argc, char**& argv);
+int run_calibrate(const std::vector<std::string>& args, int& argc, char**& argv);
 
 } // namespace treefold::cli

@@ -18,7 +18,7 @@ const command commands[] = {
             "      reproducible sum of a .binpsllh or text file (one number per line); without FILE\n"
             "      a built-in synthetic log-likelihood array of 10^6 values. E: direct (default),\n"
             "      tree = binomial, fibonacci, binary, mary4, mary8 (4- and 8-ary trees), one_sided,\n"
-            "      schedule_rd, schedule_heuristic, schedule_best, native",
+            "      schedule_rd, schedule_heuristic, schedule_best, native, automatic",
      &treefold::cli::run_sum},
     {"plan", "treefold plan --n N --p P [--distribution D] [--t-send NS] [--t-op NS]\n"
              "      direct-exchange messages, block sizes and score per layout (no MPI)",
@@ -27,6 +27,10 @@ const command commands[] = {
                  "      [--noise US --seed S]: recursive doubling, heuristic and best allreduce schedules with\n"
                  "      modelled and simulated times and message counts (no MPI)",
      &treefold::cli::run_schedule},
+    {"calibrate", "mpirun -n P treefold calibrate --out FILE [--min-level A] [--max-level B]\n"
+                  "      exchange::automatic's choice for N = 2^A .. 2^B doubles on P ranks (default 1 .. 24),\n"
+                  "      written for TREEFOLD_CALIBRATION=FILE",
+     &treefold::cli::run_calibrate},
 };
 
 void print_usage(std::FILE* out)

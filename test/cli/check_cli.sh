@@ -64,6 +64,16 @@ expect_bad "partial" sum "$work/truncated.binpsllh"
 expect_bad "unrecognised option" sum --bogus
 expect_bad "unknown exchange" sum --exchange ring
 expect_bad "unknown distribution" sum --distribution halves
+expect_bad "out FILE is required" calibrate --max-level 3
+expect_bad "min-level" calibrate --out "$work/cal.txt" --min-level 5 --max-level 4
+
+# 3b. calibrate: one line per level in the form TREEFOLD_CALIBRATION reads, and a sum that
+# reads the file gives the same bits.
+timeout 120 "${mpirun[@]}" -n 2 "$tool" calibrate --out "$work/cal.txt" --min-level 3 --max-level 10 >/dev/null 2>&1
+lines="$(grep -v '^#' "$work/cal.txt" 2>/dev/null | grep -cE '^2 ([3-9]|10) 8 (native|binomial|direct)$')"
+[[ "$lines" == 8 ]] && pass || fail "calibrate wrote $lines good lines of 8: $(cat "$work/cal.txt" 2>&1)"
+got="$(TREEFOLD_CALIBRATION="$work/cal.txt" bits_at 2 --repeat 1 --exchange automatic)"
+[[ "$got" == "$ref" ]] && pass || fail "sum with automatic and the calibration file gives $got, want $ref"
 
 # 4. plan: no MPI needed; the counts match what the library computes and bad options exit 2.
 out="$("$tool" plan --n 1024 --p 2 --distribution even-lower)"

@@ -1,6 +1,7 @@
 // The native exchange: frontier records and their merge (no MPI), then the records under the
 // MPI library's own reductions: a merge that throws inside MPI, counters, record size. Then
-// exchange::automatic's choice: agreed on every rank, forced by TREEFOLD_EXCHANGE.
+// exchange::automatic's choice: agreed on every rank, forced by TREEFOLD_EXCHANGE, read from
+// a TREEFOLD_CALIBRATION file.
 #include <boost/test/unit_test.hpp>
 
 #include "support/mpi_test.hpp"
@@ -16,10 +17,14 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 using namespace treefold;
 namespace mpi = boost::mpi;
@@ -255,4 +260,42 @@ BOOST_AUTO_TEST_CASE(automatic_follows_treefold_exchange)
                           std::invalid_argument);
     }
     unsetenv("TREEFOLD_EXCHANGE");
+}
+
+BOOST_AUTO_TEST_CASE(automatic_reads_treefold_calibration)
+{
+    // A file (as `treefold calibrate` writes it) answers for the (p, level, bytes) it lists;
+    // a file that cannot be read, or a bad line, throws on every rank.
+    const auto& w = testing::world();
+    if (w.size() < 2) {
+        return; // one rank never calibrates
+    }
+    const std::string dir = std::filesystem::temp_directory_path().string();
+    const std::string good = dir + "/treefold_cal_" + std::to_string(mpi::all_reduce(w, ::getpid(), mpi::minimum<int>()));
+    if (w.rank() == 0) {
+        std::ofstream f(good);
+        f << "# a comment\n" << w.size() << " 10 8 direct\n" << w.size() << " 11 8 binomial\n";
+    }
+    w.barrier();
+    setenv("TREEFOLD_CALIBRATION", good.c_str(), 1);
+    const auto at_1000 = choices(w, 1000); // ceil(log2 1000) = 10
+    const auto at_2000 = choices(w, 2000);
+    BOOST_CHECK(std::all_of(at_1000.begin(), at_1000.end(), [](const std::string& c) { return c == "direct"; }));
+    BOOST_CHECK(std::all_of(at_2000.begin(), at_2000.end(), [](const std::string& c) { return c == "binomial"; }));
+    const auto l = layout::block_layout::from_counts(layout::even_lower(10, w.size()));
+    for (const auto& bad : {good + ".missing", good + ".bad"}) {
+        if (w.rank() == 0) {
+            std::ofstream(good + ".bad") << w.size() << " 4 8 ring\n";
+        }
+        w.barrier();
+        setenv("TREEFOLD_CALIBRATION", bad.c_str(), 1);
+        BOOST_CHECK_THROW((reducer<double, std::plus<double>, kernel::scalar, exchange::automatic>(w, l)),
+                          std::invalid_argument);
+    }
+    unsetenv("TREEFOLD_CALIBRATION");
+    w.barrier();
+    if (w.rank() == 0) {
+        std::filesystem::remove(good);
+        std::filesystem::remove(good + ".bad");
+    }
 }

@@ -5,7 +5,10 @@
 /// The choice, made collectively when the plan is built:
 /// 1. TREEFOLD_EXCHANGE=<name> in the environment forces one of `automatic_candidates`
 ///    (for experiments; it must be the same on every rank, else every rank throws).
-/// 2. Otherwise a short calibration times each candidate's whole all_reduce (exchange and
+/// 2. Otherwise the choice TREEFOLD_CALIBRATION's file holds for this (p, ceil(log2 N),
+///    sizeof(T)), if any (written by `treefold calibrate`; readable on every rank, or every
+///    rank throws).
+/// 3. Otherwise a short calibration times each candidate's whole all_reduce (exchange and
 ///    result broadcast, without the local kernel and without calling the user's operator)
 ///    on the plan's own communicator and layout (above 2^16 values on some rank, on an even
 ///    layout of 2^16 values per rank instead: the messages depend on N only through its
@@ -31,10 +34,12 @@
 #include <array>
 #include <cstdint>
 #include <cstdlib>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -70,6 +75,63 @@ inline std::mutex& calibrated_choices_lock()
     return m;
 }
 
+/// The candidate named `name`, or -1.
+inline int candidate_index(std::string_view name)
+{
+    const auto at = std::find(automatic_candidates.begin(), automatic_candidates.end(), name);
+    return at == automatic_candidates.end() ? -1 : static_cast<int>(at - automatic_candidates.begin());
+}
+
+/// Adds the choices of the file TREEFOLD_CALIBRATION names (written by `treefold calibrate`:
+/// lines "p level bytes exchange", '#' starts a comment line) to the cache, once per path;
+/// they replace choices calibrated before. False when the file cannot be read or a line is
+/// not of that form.
+inline bool load_calibration_file()
+{
+    const char* path = std::getenv("TREEFOLD_CALIBRATION");
+    if (path == nullptr || *path == '\0') {
+        return true;
+    }
+    static std::string loaded; // guarded by calibrated_choices_lock()
+    const std::lock_guard<std::mutex> lock(calibrated_choices_lock());
+    if (loaded == path) {
+        return true;
+    }
+    std::ifstream in(path);
+    std::map<std::tuple<int, unsigned, std::size_t>, int> entries;
+    std::string line;
+    while (in && std::getline(in, line)) {
+        if (line.empty() || line[0] == '#') {
+            continue;
+        }
+        std::istringstream fields(line);
+        int p = 0;
+        unsigned level = 0;
+        std::size_t bytes = 0;
+        std::string name;
+        std::string extra;
+        if (!(fields >> p >> level >> bytes >> name) || (fields >> extra) || candidate_index(name) < 0) {
+            return false;
+        }
+        entries[{p, level, bytes}] = candidate_index(name);
+    }
+    if (!in.eof()) {
+        return false; // not opened, or a read error
+    }
+    for (const auto& [key, choice] : entries) {
+        calibrated_choices()[key] = choice;
+    }
+    loaded = path;
+    return true;
+}
+
+/// Forgets every cached choice (`treefold calibrate` measures afresh).
+inline void forget_calibration()
+{
+    const std::lock_guard<std::mutex> lock(calibrated_choices_lock());
+    calibrated_choices().clear();
+}
+
 /// The candidate TREEFOLD_EXCHANGE names on this rank: -1 when unset, -2 when unknown.
 inline int forced_candidate()
 {
@@ -77,8 +139,8 @@ inline int forced_candidate()
     if (e == nullptr || *e == '\0') {
         return -1;
     }
-    const auto at = std::find(automatic_candidates.begin(), automatic_candidates.end(), std::string_view(e));
-    return at == automatic_candidates.end() ? -2 : static_cast<int>(at - automatic_candidates.begin());
+    const int at = candidate_index(e);
+    return at < 0 ? -2 : at;
 }
 
 } // namespace detail
@@ -153,13 +215,18 @@ struct automatic {
         static int choose(const boost::mpi::communicator& comm, const layout::block_layout& layout)
         {
             namespace mpi = boost::mpi;
-            // Agree on the forced choice: equal on every rank, and known.
-            const int forced = detail::forced_candidate();
+            // Agree on the forced choice (equal on every rank, and known) and on the
+            // calibration file (readable on every rank): -3 marks a file that is not.
+            const int forced = detail::load_calibration_file() ? detail::forced_candidate() : -3;
             const std::pair<int, int> mine{forced, -forced};
             std::pair<int, int> range{};
             mpi::all_reduce(comm, mine, range, [](const std::pair<int, int>& a, const std::pair<int, int>& b) {
                 return std::pair<int, int>{std::min(a.first, b.first), std::min(a.second, b.second)};
             });
+            if (range.first == -3) {
+                throw std::invalid_argument("treefold: TREEFOLD_CALIBRATION names a file that cannot be read, or "
+                                            "holds a line other than 'p level bytes exchange', on some rank");
+            }
             if (range.first != -range.second) {
                 throw std::invalid_argument("treefold: TREEFOLD_EXCHANGE differs between ranks");
             }
@@ -183,7 +250,7 @@ struct automatic {
                     cached = it->second;
                 }
             }
-            // (every rank has one, rank 0's choice): one collective either way.
+            // Use a cached choice only when every rank has one, and then rank 0's.
             std::pair<int, int> agreed{cached < 0 ? 0 : 1, cached};
             mpi::broadcast(comm, agreed.second, 0);
             agreed.first = mpi::all_reduce(comm, agreed.first, mpi::minimum<int>());

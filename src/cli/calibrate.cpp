@@ -1,0 +1,84 @@
+// `mpirun -n P treefold calibrate --out FILE [--min-level A] [--max-level B]`: runs
+// exchange::automatic's calibration for N = 2^A .. 2^B doubles on P ranks and writes the
+// choices in the form TREEFOLD_CALIBRATION reads ("p level bytes exchange" per line).
+#include "common.hpp"
+#include "treefold/exchange/automatic.hpp"
+#include "treefold/layout/distribution.hpp"
+#include "treefold/reducer.hpp"
+
+#include <boost/mpi.hpp>
+#include <boost/program_options.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+#include <vector>
+
+namespace po = boost::program_options;
+namespace mpi = boost::mpi;
+
+namespace treefold::cli {
+
+int run_calibrate(const std::vector<std::string>& args, int& argc, char**& argv)
+{
+    mpi::environment env(argc, argv);
+    mpi::communicator world;
+    std::string out;
+    unsigned lo = 1;
+    unsigned hi = 24;
+    try {
+        po::options_description desc("treefold calibrate options");
+        desc.add_options()("out", po::value(&out), "file to write (rank 0)")(
+            "min-level", po::value(&lo)->default_value(lo), "smallest ceil(log2 N)")(
+            "max-level", po::value(&hi)->default_value(hi), "largest ceil(log2 N)");
+        po::variables_map vm;
+        po::store(po::command_line_parser(args).options(desc).run(), vm);
+        po::notify(vm);
+        if (out.empty()) {
+            throw usage_error("--out FILE is required");
+        }
+        if (lo < 1 || lo > hi || hi > 40) {
+            throw usage_error("need 1 <= --min-level <= --max-level <= 40");
+        }
+    } catch (const usage_error& e) {
+        if (world.rank() == 0) {
+            std::fprintf(stderr, "treefold calibrate: %s\n", e.what());
+        }
+        return exit_bad_input;
+    } catch (const po::error& e) {
+        if (world.rank() == 0) {
+            std::fprintf(stderr, "treefold calibrate: %s (see: treefold --help)\n", e.what());
+        }
+        return exit_bad_input;
+    }
+    // Measure afresh: neither a forced exchange nor an earlier file may answer.
+    unsetenv("TREEFOLD_EXCHANGE");
+    unsetenv("TREEFOLD_CALIBRATION");
+    exchange::detail::forget_calibration();
+    std::string text = "# treefold calibrate: p level bytes exchange (exchange::automatic's choice)\n";
+    for (unsigned level = lo; level <= hi; ++level) {
+        const auto n = std::uint64_t{1} << level;
+        const auto l = layout::block_layout::from_counts(layout::even_lower(n, world.size()));
+        reducer<double> r(world, l);
+        text += std::to_string(world.size()) + " " + std::to_string(level) + " " + std::to_string(sizeof(double)) +
+                " " + std::string(r.exchange_used()) + "\n";
+    }
+    int ok = 1;
+    if (world.rank() == 0) {
+        std::ofstream file(out);
+        file << text;
+        ok = file.good() ? 1 : 0;
+        std::fputs(text.c_str(), stdout);
+    }
+    mpi::broadcast(world, ok, 0);
+    if (ok == 0) {
+        if (world.rank() == 0) {
+            std::fprintf(stderr, "treefold calibrate: could not write '%s'\n", out.c_str());
+        }
+        return 1;
+    }
+    return 0;
+}
+
+} // namespace treefold::cli
