@@ -66,9 +66,9 @@ public:
     /// of values, so nobody waits) and then every rank throws: std::invalid_argument for a
     /// wrong size, the operator's own exception on the rank where it threw and
     /// remote_failure (error.hpp) on the others. Exception: under the direct and one-sided
-    /// exchanges a rank with an empty block takes no part in the exchange, so a wrong size
-    /// there is reported on that rank and on the ranks the broadcast reaches through it
-    /// (its values cannot reach the result). N = 0 throws std::domain_error on every rank:
+    /// exchanges (and automatic when it chose direct) a rank with an empty block takes no
+    /// part in the exchange, so a wrong size there is reported on that rank and on the ranks
+    /// the broadcast reaches through it (its values cannot reach the result). N = 0 throws std::domain_error on every rank:
     /// there is no value and no identity is invented.
     T all_reduce(std::span<const T> local) { return core_.template all_reduce<Kernel>(local.data(), local.size(), op_); }
 
