@@ -72,5 +72,4 @@ int run_plan(const std::vector<std::string>& args, int& /*argc*/, char**& /*argv
     return 0;
 }
 
-
 } // namespace treefold::cli

@@ -25,8 +25,9 @@ block_layout block_layout::from_blocks(std::vector<block> blocks)
 {
     block_layout l;
     const int p = static_cast<int>(blocks.size());
+    std::vector<int> nonempty;
     for (int r = 0; r < p; ++r) {
-        const block& b = blocks[static_cast<std::size_t>(r)];
+        block& b = blocks[static_cast<std::size_t>(r)];
         if (b.count > tree::max_size || b.start > tree::max_size - b.count) {
             std::ostringstream msg;
             msg << "treefold: rank " << r << " declares block [" << b.start << ", +" << b.count
@@ -34,12 +35,8 @@ block_layout block_layout::from_blocks(std::vector<block> blocks)
             throw std::invalid_argument(msg.str());
         }
         if (b.count == 0) {
-            blocks[static_cast<std::size_t>(r)].start = 0; // an empty block has no position
-        }
-    }
-    std::vector<int> nonempty;
-    for (int r = 0; r < p; ++r) {
-        if (blocks[static_cast<std::size_t>(r)].count > 0) {
+            b.start = 0; // an empty block has no position
+        } else {
             nonempty.push_back(r);
         }
     }
@@ -84,23 +81,12 @@ int block_layout::owner(index_t index) const
 
 index_t block_layout::max_count() const
 {
-    index_t m = 0;
-    for (const auto& b : blocks_) {
-        m = std::max(m, b.count);
-    }
-    return m;
+    return blocks_.empty() ? 0 : std::ranges::max(blocks_, {}, &block::count).count;
 }
 
 index_t block_layout::min_count() const
 {
-    if (blocks_.empty()) {
-        return 0;
-    }
-    index_t m = blocks_.front().count;
-    for (const auto& b : blocks_) {
-        m = std::min(m, b.count);
-    }
-    return m;
+    return blocks_.empty() ? 0 : std::ranges::min(blocks_, {}, &block::count).count;
 }
 
 std::uint64_t block_layout::fingerprint() const

@@ -1,5 +1,6 @@
 #include "treefold/layout/distribution.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <sstream>
@@ -32,12 +33,8 @@ std::vector<index_t> even_lower(index_t n, int p)
 
 std::vector<index_t> even_upper(index_t n, int p)
 {
-    check_p(p);
-    const auto up = static_cast<index_t>(p);
-    std::vector<index_t> c(up, n / up);
-    for (index_t r = up - n % up; r < up; ++r) {
-        ++c[r];
-    }
+    auto c = even_lower(n, p);
+    std::reverse(c.begin(), c.end());
     return c;
 }
 

@@ -28,6 +28,13 @@ void params::check() const
 
 namespace {
 
+void check_p(int p, const char* what)
+{
+    if (p < 1) {
+        throw std::invalid_argument(std::string("treefold: ") + what + " needs p >= 1, got " + std::to_string(p));
+    }
+}
+
 void check_ratio(double c)
 {
     if (!std::isfinite(c) || c < 0) {
@@ -187,9 +194,7 @@ std::vector<int> group_factors(int n, int target, int cap)
 schedule heuristic(int p, const params& m)
 {
     m.check();
-    if (p < 1) {
-        throw std::invalid_argument("treefold: heuristic schedule needs p >= 1, got " + std::to_string(p));
-    }
+    check_p(p, "heuristic schedule");
     if (p == 1) {
         return schedule{};
     }
@@ -248,33 +253,26 @@ bool better(const cost& a, const cost& b)
 schedule best(int p, const params& m)
 {
     m.check();
-    if (p < 1) {
-        throw std::invalid_argument("treefold: schedule search needs p >= 1, got " + std::to_string(p));
-    }
-    // Factor-only optimum for every m <= p: time, Σ(f−1) (messages per active rank), stages.
+    check_p(p, "schedule search");
+    // Factor-only optimum for every m <= p, its messages counted per active rank: Σ(f−1).
     struct entry {
-        double time = 0;
-        std::uint64_t per_rank = 0;
-        int stages = 0;
+        cost c;
         int first = 0; // the factor taken first (0 for m = 1)
     };
     std::vector<entry> dp(static_cast<std::size_t>(p) + 1);
     for (int n = 2; n <= p; ++n) {
-        entry bestn;
-        bool have = false;
+        entry& bestn = dp[static_cast<std::size_t>(n)];
         for (int f = 2; f <= n; ++f) {
             if (n % f != 0) {
                 continue;
             }
-            const entry& rest = dp[static_cast<std::size_t>(n / f)];
-            entry e{rest.time + m.alpha_p + (f - 1) * m.alpha_r, rest.per_rank + static_cast<std::uint64_t>(f - 1),
-                    rest.stages + 1, f};
-            if (!have || better({e.time, e.per_rank, e.stages}, {bestn.time, bestn.per_rank, bestn.stages})) {
-                bestn = e;
-                have = true;
+            const cost& rest = dp[static_cast<std::size_t>(n / f)].c;
+            const cost c{rest.time + m.alpha_p + (f - 1) * m.alpha_r,
+                         rest.messages + static_cast<std::uint64_t>(f - 1), rest.rounds + 1};
+            if (bestn.first == 0 || better(c, bestn.c)) {
+                bestn = {c, f};
             }
         }
-        dp[static_cast<std::size_t>(n)] = bestn;
     }
     auto factors_of = [&](int n) {
         std::vector<int> f;
@@ -286,8 +284,8 @@ schedule best(int p, const params& m)
         return f;
     };
     auto total = [&](int mm, int largest, bool folded) {
-        const entry& e = dp[static_cast<std::size_t>(mm)];
-        cost c{e.time, static_cast<std::uint64_t>(mm) * e.per_rank, e.stages};
+        cost c = dp[static_cast<std::size_t>(mm)].c;
+        c.messages *= static_cast<std::uint64_t>(mm);
         if (folded) {
             c.time += 2.0 * (m.alpha_p + (largest - 1) * m.alpha_r);
             c.messages += 2 * static_cast<std::uint64_t>(p - mm);
@@ -365,9 +363,9 @@ void write_calibration(const std::string& path, const params& m, const std::stri
         throw std::runtime_error("treefold: cannot write calibration file '" + path + "'");
     }
     out.precision(17);
-    out << "# " << comment << "\n";
-    out << "alpha_p " << m.alpha_p << "\n";
-    out << "alpha_r " << m.alpha_r << "\n";
+    out << "# " << comment << "\n"
+        << "alpha_p " << m.alpha_p << "\n"
+        << "alpha_r " << m.alpha_r << "\n";
     if (!out) {
         throw std::runtime_error("treefold: writing calibration file '" + path + "' failed");
     }

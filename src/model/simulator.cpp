@@ -79,39 +79,37 @@ simulation simulate(const topology::schedule& s, int p, const params& m, const n
     }
     engine e(p, m, n);
     const std::vector<int> starts = s.segment_starts(p);
+    auto start = [&starts](int i) { return starts[static_cast<std::size_t>(i)]; };
     const int segments = static_cast<int>(starts.size()) - 1;
-    std::vector<message> msgs;
-    if (s.fold() != topology::schedule::fold_kind::none) {
-        for (int i = 0; i < segments; ++i) {
-            for (int q = starts[static_cast<std::size_t>(i)] + 1; q < starts[static_cast<std::size_t>(i) + 1]; ++q) {
-                msgs.push_back({q, starts[static_cast<std::size_t>(i)], 1});
-            }
+    // The fold: every segment's other ranks send to its first rank, which answers them in turn.
+    std::vector<message> fold;
+    std::vector<message> unfold;
+    for (int i = 0; i < segments; ++i) {
+        for (int q = start(i) + 1; q < start(i + 1); ++q) {
+            fold.push_back({q, start(i), 1});
+            unfold.push_back({start(i), q, q - start(i)});
         }
-        e.round(msgs);
+    }
+    const bool folded = s.fold() != topology::schedule::fold_kind::none;
+    if (folded) {
+        e.round(fold);
     }
     int stride = 1;
+    std::vector<message> msgs;
     for (const int f : s.factors()) {
         msgs.clear();
         for (int a = 0; a < segments; ++a) {
             const int digit = (a / stride) % f;
             const int base = a - digit * stride;
             for (int t = 1; t < f; ++t) {
-                const int peer = base + ((digit + t) % f) * stride;
-                msgs.push_back({starts[static_cast<std::size_t>(a)], starts[static_cast<std::size_t>(peer)], t});
+                msgs.push_back({start(a), start(base + ((digit + t) % f) * stride), t});
             }
         }
         e.round(msgs);
         stride *= f;
     }
-    if (s.fold() != topology::schedule::fold_kind::none) {
-        msgs.clear();
-        for (int i = 0; i < segments; ++i) {
-            const int rep = starts[static_cast<std::size_t>(i)];
-            for (int q = rep + 1; q < starts[static_cast<std::size_t>(i) + 1]; ++q) {
-                msgs.push_back({rep, q, q - rep});
-            }
-        }
-        e.round(msgs);
+    if (folded) {
+        e.round(unfold);
     }
     return {e.time(), e.messages()};
 }

@@ -3,6 +3,7 @@
 #include "treefold/topology/schedule.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cctype>
 #include <charconv>
 #include <limits>
@@ -32,7 +33,7 @@ int to_int(std::string_view s)
     return v;
 }
 
-/// The argument list of `name(a,b)`, or nullopt-like empty vector with ok=false.
+/// Whether `token` is `name(a,b,...)`; if so, its arguments (-1 for one that is not a number).
 bool call_args(std::string_view token, std::string_view name, std::vector<int>& args)
 {
     if (token.size() < name.size() + 2 || token.substr(0, name.size()) != name || token[name.size()] != '(' ||
@@ -51,18 +52,6 @@ bool call_args(std::string_view token, std::string_view name, std::vector<int>& 
         inner.remove_prefix(comma + 1);
     }
     return true;
-}
-
-std::string factors_text(const std::vector<int>& f)
-{
-    std::string out;
-    for (const int x : f) {
-        if (!out.empty()) {
-            out += ' ';
-        }
-        out += std::to_string(x);
-    }
-    return out;
 }
 
 void enumerate(int p, std::vector<int>& prefix, std::vector<schedule>& out, std::size_t limit)
@@ -123,34 +112,29 @@ schedule schedule::parse(std::string_view text)
         return schedule{};
     }
     schedule s;
-    std::size_t first = 0;
-    std::size_t last = tokens.size();
     std::vector<int> args;
+    std::string_view opener; // the fold's stage and its closing stage, if there is a fold
+    std::string_view closer;
     if (call_args(tokens[0], "collapse", args)) {
         if (args.size() != 2 || args[0] < 0 || args[1] < 0) {
             bad(text, "collapse takes two positive integers: collapse(T,B)");
         }
-        s.fold_ = fold_kind::collapse;
-        s.threshold_ = args[0];
-        s.base_ = args[1];
-        if (tokens.back() != "expand" || tokens.size() < 2) {
-            bad(text, "collapse(T,B) must be matched by a final 'expand'");
-        }
-        first = 1;
-        last = tokens.size() - 1;
+        s = collapsed(args[0], args[1], {});
+        opener = "collapse(T,B)";
+        closer = "expand";
     } else if (call_args(tokens[0], "merge", args)) {
         if (args.size() != 1 || args[0] < 0) {
             bad(text, "merge takes one positive integer: merge(R)");
         }
-        s.fold_ = fold_kind::merge;
-        s.remainder_ = args[0];
-        if (tokens.back() != "invmerge" || tokens.size() < 2) {
-            bad(text, "merge(R) must be matched by a final 'invmerge'");
-        }
-        first = 1;
-        last = tokens.size() - 1;
+        s = merged(args[0], {});
+        opener = "merge(R)";
+        closer = "invmerge";
     }
-    for (std::size_t i = first; i < last; ++i) {
+    const bool folded = !closer.empty();
+    if (folded && (tokens.back() != closer || tokens.size() < 2)) {
+        bad(text, std::string(opener) + " must be matched by a final '" + std::string(closer) + "'");
+    }
+    for (std::size_t i = folded ? 1 : 0; i < tokens.size() - (folded ? 1 : 0); ++i) {
         const int f = to_int(tokens[i]);
         if (f < 0) {
             const std::string t(tokens[i]);
@@ -171,24 +155,19 @@ schedule schedule::parse(std::string_view text)
 std::string schedule::to_string() const
 {
     std::string out;
-    switch (fold_) {
-    case fold_kind::collapse:
-        out = "collapse(" + std::to_string(threshold_) + "," + std::to_string(base_) + ")";
-        break;
-    case fold_kind::merge:
-        out = "merge(" + std::to_string(remainder_) + ")";
-        break;
-    case fold_kind::none:
-        break;
+    auto add = [&out](const std::string& stage) { out += (out.empty() ? "" : " ") + stage; };
+    if (fold_ == fold_kind::collapse) {
+        add("collapse(" + std::to_string(threshold_) + "," + std::to_string(base_) + ")");
+    } else if (fold_ == fold_kind::merge) {
+        add("merge(" + std::to_string(remainder_) + ")");
     }
-    const std::string f = factors_text(factors_);
-    if (!f.empty()) {
-        out += (out.empty() ? "" : " ") + f;
+    for (const int f : factors_) {
+        add(std::to_string(f));
     }
     if (fold_ == fold_kind::collapse) {
-        out += " expand";
+        add("expand");
     } else if (fold_ == fold_kind::merge) {
-        out += " invmerge";
+        add("invmerge");
     }
     return out.empty() ? "-" : out;
 }
@@ -208,7 +187,6 @@ void schedule::check(int p) const
             fail("factor " + std::to_string(f) + " is less than 2");
         }
     }
-    int m = p;
     if (fold_ == fold_kind::collapse) {
         if (base_ < 2) {
             fail("collapse base B = " + std::to_string(base_) + " must be at least 2");
@@ -221,13 +199,10 @@ void schedule::check(int p) const
             fail("collapse threshold T = " + std::to_string(threshold_) + " is not a multiple of the base B = " +
                  std::to_string(base_));
         }
-        m = threshold_ / base_ + (p - threshold_);
-    } else if (fold_ == fold_kind::merge) {
-        if (remainder_ < 1 || remainder_ >= p) {
-            fail("merge remainder R = " + std::to_string(remainder_) + " must lie in [1, p-1]");
-        }
-        m = p - remainder_;
+    } else if (fold_ == fold_kind::merge && (remainder_ < 1 || remainder_ >= p)) {
+        fail("merge remainder R = " + std::to_string(remainder_) + " must lie in [1, p-1]");
     }
+    const int m = active(p);
     long long product = 1;
     for (const int f : factors_) {
         product *= f;
@@ -315,13 +290,8 @@ schedule recursive_doubling(int p)
     if (p < 1) {
         throw std::invalid_argument("treefold: recursive doubling needs p >= 1, got " + std::to_string(p));
     }
-    int pow2 = 1;
-    int k = 0;
-    while (pow2 * 2 <= p) {
-        pow2 *= 2;
-        ++k;
-    }
-    std::vector<int> twos(static_cast<std::size_t>(k), 2);
+    const int pow2 = static_cast<int>(std::bit_floor(static_cast<unsigned>(p)));
+    std::vector<int> twos(static_cast<std::size_t>(std::countr_zero(static_cast<unsigned>(pow2))), 2);
     if (pow2 == p) {
         return schedule(std::move(twos));
     }
