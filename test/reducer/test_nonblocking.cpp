@@ -161,6 +161,7 @@ BOOST_AUTO_TEST_CASE(one_call_in_flight_per_reducer)
     reducer<double> r(w, l);
     auto first = r.iall_reduce(block_of(xs, l, w.rank()));
     BOOST_CHECK_THROW(r.iall_reduce(block_of(xs, l, w.rank())), std::logic_error);
+    BOOST_CHECK_THROW(r.ireduce(block_of(xs, l, w.rank()), w.size()), std::invalid_argument); // bad root
     (void)first.wait();
     BOOST_CHECK_THROW(first.wait(), std::logic_error);
     {

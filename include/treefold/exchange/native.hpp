@@ -94,7 +94,6 @@ public:
         state_->op = &op;
         state_->own_error = &own_error;
         root_ = root;
-        local_failure_ = failed;
         local_values_.clear();
         for (std::size_t i = 0; i < local_nodes_.size() && !failed; ++i) {
             const treefold::tree::node v = local_nodes_[i];
@@ -135,10 +134,7 @@ public:
         }
         outcome<T> out;
         if (root_ >= 0 && rank_ != root_) {
-            out.failed = local_failure_;
-            if (!out.failed && *state_->own_error) {
-                out.failed = failure::op_threw(rank_, *state_->own_error);
-            }
+            out.failed = local_failure_; // an operator exception here is the caller's own_error
             return out;
         }
         T value{};
