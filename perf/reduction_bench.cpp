@@ -3,7 +3,7 @@
 // array, for any distribution policy.
 //
 //   mpirun -n P reduction_bench [FILE | --n N --kind loglik|mixed|cancel]
-//          [--distribution D] [--modes treefold,baseline,fast,allreduce1]
+//          [--distribution D] [--modes treefold,one_call,baseline,fast,allreduce1]
 //          [--exchanges direct,binomial,fibonacci,binary,one_sided,schedule_best,native,automatic
 //                       (or schedule_rd, schedule_heuristic)]
 //          [--reps 100] [--discard 8] [--no-header]
@@ -21,6 +21,7 @@
 // for the native exchange, whose messages are the MPI library's). CSV on stdout, comment lines start with '#'.
 #include "bench_options.hpp"
 #include "bench_util.hpp"
+#include "treefold/all_reduce.hpp"
 #include "treefold/exchange/by_name.hpp"
 #include "treefold/collective/distribute.hpp"
 #include "treefold/io/synthetic.hpp"
@@ -133,7 +134,7 @@ int main(int argc, char** argv)
             throw std::invalid_argument("need reps >= 1 and 0 <= 2 * discard < reps");
         }
         for (const auto& m : perf::split_list(modes_arg)) {
-            if (m != "treefold" && m != "baseline" && m != "fast" && m != "allreduce1") {
+            if (m != "treefold" && m != "one_call" && m != "baseline" && m != "fast" && m != "allreduce1") {
                 throw std::invalid_argument("unknown mode '" + m + "'");
             }
         }
@@ -198,6 +199,9 @@ int main(int argc, char** argv)
                 return treefold_method<typename decltype(type)::type>(e, world, l, local);
             }));
         }
+    }
+    if (selected(modes, "one_call")) { // treefold::all_reduce: the plan cached on the communicator
+        methods.push_back({"one_call", "automatic", [&] { return treefold::all_reduce(world, local); }, {}});
     }
     if (selected(modes, "baseline")) {
         methods.push_back({"baseline", "mpi_allreduce",

@@ -5,7 +5,7 @@
 #include <boost/mpi/communicator.hpp>
 #include <mpi.h>
 
-#include <optional>
+#include <memory>
 #include <stdexcept>
 
 namespace treefold {
@@ -26,7 +26,7 @@ public:
         if (comm == MPI_COMM_NULL) {
             throw std::invalid_argument("treefold: the communicator is MPI_COMM_NULL");
         }
-        attached_.emplace(comm, boost::mpi::comm_attach);
+        attached_ = std::make_shared<const boost::mpi::communicator>(comm, boost::mpi::comm_attach);
     }
 
     /// The communicator as Boost.MPI sees it.
@@ -46,7 +46,9 @@ private:
     }
 
     const boost::mpi::communicator* ref_ = nullptr;
-    std::optional<boost::mpi::communicator> attached_;
+    // Shared, not std::optional: copies stay cheap, and g++ 12 misreads an optional Boost.MPI
+    // communicator as maybe-uninitialized.
+    std::shared_ptr<const boost::mpi::communicator> attached_;
 };
 
 } // namespace treefold
