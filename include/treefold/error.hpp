@@ -1,15 +1,20 @@
 #pragma once
 /// treefold's one error vocabulary: why a collective call could not complete, how that
-/// travels between ranks (a record of 24 bytes and the operator's text), and the one mapping
+/// travels between ranks (a record of 24 bytes, the exception's type name and its text), and the one mapping
 /// from a failure to the exception every C++ entry point throws. No MPI here.
+
+#include <cxxabi.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <typeinfo>
 #include <vector>
 
 namespace treefold {
@@ -25,19 +30,26 @@ struct failure {
     };
     /// The operator's message is kept up to this many bytes.
     static constexpr std::size_t text_bytes = 95;
-    /// Bytes of the record before the text: code, rank, got, want.
+    /// The exception's type name is kept up to this many bytes (its end: the class name
+    /// matters more than the namespaces). With the text this fills the native exchange's
+    /// record of N = 460 doubles exactly, so the record does not grow.
+    static constexpr std::size_t type_bytes = 24;
+    /// Bytes of the record before the type name: code, rank, got, want.
     static constexpr std::size_t head_bytes = 24;
+    /// The longest record: head, the type name's length (a byte), type name, text.
+    static constexpr std::size_t max_record_bytes = head_bytes + 1 + type_bytes + text_bytes;
 
     code what = code::none;
     std::int32_t rank = -1;   ///< the rank where it happened (in the call's communicator)
     std::uint64_t got = 0;    ///< local_size: the size that rank passed
     std::uint64_t want = 0;   ///< local_size: the size its block has
     std::string text;         ///< op_threw: the exception's message, truncated to text_bytes
+    std::string type;         ///< op_threw: the exception's type name (demangled), truncated to type_bytes
 
     /// A wrong local size on `rank`.
     static failure local_size(int rank, std::uint64_t got, std::uint64_t want)
     {
-        return {.what = code::local_size, .rank = rank, .got = got, .want = want, .text = {}};
+        return {.what = code::local_size, .rank = rank, .got = got, .want = want, .text = {}, .type = {}};
     }
 
     /// Ranges that do not meet, handed to the merge on `rank`: [.., left_end) and [right_begin, ..).
@@ -51,14 +63,33 @@ struct failure {
     /// The exception `e` thrown by the operator on `rank` (its text kept, truncated).
     static failure op_threw(int rank, const std::exception_ptr& e)
     {
-        failure f{.what = code::op_threw, .rank = rank, .got = 0, .want = 0, .text = {}};
+        failure f{.what = code::op_threw, .rank = rank, .got = 0, .want = 0, .text = {}, .type = {}};
         try {
             std::rethrow_exception(e);
         } catch (const std::exception& ex) {
             f.text.assign(ex.what(), std::min(std::strlen(ex.what()), text_bytes));
+            f.type = current_type_name();
         } catch (...) {
+            f.type = current_type_name();
         }
         return f;
+    }
+
+    /// The demangled type of the exception being handled (call inside a catch), truncated.
+    static std::string current_type_name()
+    {
+        const std::type_info* t = abi::__cxa_current_exception_type();
+        if (t == nullptr) {
+            return {};
+        }
+        int status = 0;
+        std::unique_ptr<char, void (*)(void*)> readable(abi::__cxa_demangle(t->name(), nullptr, nullptr, &status),
+                                                        std::free);
+        std::string name = status == 0 && readable ? readable.get() : t->name();
+        if (name.size() > type_bytes) {
+            name = ".." + name.substr(name.size() - (type_bytes - 2));
+        }
+        return name;
     }
 
     /// The message every rank throws for this failure.
@@ -75,7 +106,11 @@ struct failure {
                    " (one ending at index " + std::to_string(got) + ", the next starting at " + std::to_string(want) +
                    "): it broke rank order, no result";
         default: {
-            std::string m = "treefold: the reduction operator threw on rank " + std::to_string(rank);
+            std::string m = "treefold: the reduction operator threw";
+            if (!type.empty()) {
+                m += " " + type;
+            }
+            m += " on rank " + std::to_string(rank);
             if (!text.empty()) {
                 m += ": " + text;
             }
@@ -85,22 +120,28 @@ struct failure {
     }
 };
 
-/// The record as it travels: code, rank, got, want (24 bytes), then the text.
+/// The record as it travels: code, rank, got, want (24 bytes), the type name's length (a
+/// byte), the type name, then the text.
 inline std::vector<char> encode(const failure& f)
 {
-    std::vector<char> out(failure::head_bytes + f.text.size());
+    const std::size_t type = std::min(f.type.size(), failure::type_bytes);
+    const std::size_t text = std::min(f.text.size(), failure::text_bytes);
+    std::vector<char> out(failure::head_bytes + 1 + type + text);
     const std::int32_t head[2] = {static_cast<std::int32_t>(f.what), f.rank};
     std::memcpy(out.data(), head, 8);
     std::memcpy(out.data() + 8, &f.got, 8);
     std::memcpy(out.data() + 16, &f.want, 8);
-    std::memcpy(out.data() + failure::head_bytes, f.text.data(), f.text.size());
+    out[failure::head_bytes] = static_cast<char>(type);
+    std::memcpy(out.data() + failure::head_bytes + 1, f.type.data(), type);
+    std::memcpy(out.data() + failure::head_bytes + 1 + type, f.text.data(), text);
     return out;
 }
 
 /// The failure from `n` bytes written by encode() (a short record is an internal error).
 inline failure decode_failure(const char* data, std::size_t n)
 {
-    if (n < failure::head_bytes) {
+    const std::size_t type = n > failure::head_bytes ? static_cast<unsigned char>(data[failure::head_bytes]) : 0;
+    if (n < failure::head_bytes + 1 || type > failure::type_bytes || n < failure::head_bytes + 1 + type) {
         throw std::logic_error("treefold: failure record of unexpected size (internal error)");
     }
     failure f;
@@ -110,7 +151,9 @@ inline failure decode_failure(const char* data, std::size_t n)
     f.rank = head[1];
     std::memcpy(&f.got, data + 8, 8);
     std::memcpy(&f.want, data + 16, 8);
-    f.text.assign(data + failure::head_bytes, std::min(n - failure::head_bytes, failure::text_bytes));
+    f.type.assign(data + failure::head_bytes + 1, type);
+    const std::size_t text = n - failure::head_bytes - 1 - type;
+    f.text.assign(data + failure::head_bytes + 1 + type, std::min(text, failure::text_bytes));
     return f;
 }
 
@@ -128,6 +171,21 @@ public:
 class local_size_error : public std::invalid_argument {
 public:
     using std::invalid_argument::invalid_argument;
+};
+
+/// The opt-in checking level of a reducer (its constructor's last argument).
+enum class checking {
+    /// TREEFOLD_CHECK=1 in the environment (of any rank) turns the checks on, else off.
+    from_environment,
+    /// No per-call checks: a root, call or operator that differs between ranks is an
+    /// erroneous program, as in MPI (no result of another call is ever returned, but a rank
+    /// may wait forever).
+    off,
+    /// Every call first checks collectively (one MPI_Allgather of 32 bytes per rank) that
+    /// all ranks make the same call (all_reduce, or reduce to the same root), with operators
+    /// of the same type and the right local sizes, and otherwise throws the same
+    /// std::invalid_argument on every rank before any message is sent.
+    on
 };
 
 /// A reduce root outside [0, p): std::invalid_argument naming both (every C++ rooted call).

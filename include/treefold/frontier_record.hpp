@@ -35,7 +35,7 @@ public:
 
     explicit frontier_record(tree::index_t n)
         : n_(n), capacity_(std::max<std::size_t>(1, 2 * std::size_t{tree::root_level(n)})),
-          bytes_(head_bytes + std::max(capacity_ * sizeof(T), failure::head_bytes + failure::text_bytes)),
+          bytes_(head_bytes + std::max(capacity_ * sizeof(T), failure::max_record_bytes)),
           scratch_(n)
     {
     }

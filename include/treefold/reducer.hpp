@@ -68,8 +68,10 @@ public:
     using exchange_type = Exchange;
 
     /// Plans the reduction (collective over `comm`); see the class comment for the checks.
-    reducer(comm_view comm, layout::block_layout layout, Op op = Op{})
-        : core_(comm.get(), std::move(layout)), op_(std::move(op))
+    /// `checks` sets the opt-in per-call checks (treefold::checking; by default
+    /// TREEFOLD_CHECK=1 in the environment). MPI_COMM_NULL throws std::invalid_argument.
+    reducer(comm_view comm, layout::block_layout layout, Op op = Op{}, checking checks = checking::from_environment)
+        : core_(comm.get(), std::move(layout), 1, checks), op_(std::move(op))
     {
     }
 
@@ -91,21 +93,23 @@ public:
     /// operator throws on some rank, the exchange still completes (failures travel in place
     /// of values, so nobody waits) and then every rank throws: std::invalid_argument for a
     /// wrong size, the operator's own exception on the rank where it threw and
-    /// remote_failure (error.hpp) on the others. Exception: under the direct and one-sided
-    /// exchanges (and automatic when it chose direct) a rank with an empty block takes no
-    /// part in the exchange, so a wrong size there is reported on that rank and on the ranks
-    /// the broadcast reaches through it (its values cannot reach the result). N = 0 throws std::domain_error on every rank:
-    /// there is no value and no identity is invented.
+    /// remote_failure (error.hpp, naming the rank, the exception's type and text) on the
+    /// others. A rank with an empty block reports its size too. N = 0 throws
+    /// std::domain_error on every rank: there is no value and no identity is invented.
     T all_reduce(std::span<const T> local) { return core_.template all_reduce<Kernel>(local.data(), local.size(), op_); }
 
     /// all_reduce(local) written to `result` (for T with expensive copies; the same checks).
     void all_reduce(std::span<const T> local, T& result) { result = all_reduce(local); }
 
     /// The reduction on `root` only (nullopt on the other ranks). Collective; `root` must be
-    /// the same on every rank and in [0, p), else std::invalid_argument on the ranks that
-    /// see it. Failures are thrown as in all_reduce on the root, on the rank where they
-    /// happened and on every rank whose part of the exchange saw them; the other ranks
-    /// return nullopt (a reduce does not broadcast).
+    /// the same on every rank and in [0, p). A root outside [0, p) throws
+    /// std::invalid_argument on the ranks that pass it, before any message; a root that
+    /// differs between ranks is an erroneous program (as in MPI): it may leave ranks
+    /// waiting, but never makes a later call return this call's values (the messages carry
+    /// the call's number). With checking::on (or TREEFOLD_CHECK=1) both throw the same
+    /// std::invalid_argument on every rank instead. Failures are thrown as in all_reduce on
+    /// the root, on the rank where they happened and on every rank whose part of the
+    /// exchange saw them; the other ranks return nullopt (a reduce does not broadcast).
     std::optional<T> reduce(std::span<const T> local, int root)
     {
         return core_.template reduce<Kernel>(local.data(), local.size(), op_, root);

@@ -8,20 +8,26 @@
 #include "treefold/exchange/native.hpp"
 #include "treefold/exchange/outcome.hpp"
 #include "treefold/layout/block_layout.hpp"
+#include "treefold/net/agreement.hpp"
 #include "treefold/net/transport.hpp"
 #include "treefold/net/tree_walk.hpp"
 #include "treefold/request.hpp"
 
+#include <boost/mpi/collectives/all_reduce.hpp>
 #include <boost/mpi/communicator.hpp>
+#include <mpi.h>
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <exception>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string_view>
 #include <type_traits>
+#include <typeinfo>
 #include <utility>
 
 namespace treefold::detail {
@@ -35,10 +41,12 @@ public:
 
     /// Collective: duplicates `comm`, checks that every rank holds the same layout (and a
     /// positive width), then plans the exchange.
-    reduction_core(const boost::mpi::communicator& comm, layout::block_layout layout, std::size_t width = 1)
-        : comm_(comm, boost::mpi::comm_duplicate),
+    reduction_core(const boost::mpi::communicator& comm, layout::block_layout layout, std::size_t width = 1,
+                   checking checks = checking::from_environment)
+        : comm_(checked_comm(comm), boost::mpi::comm_duplicate),
           layout_(verified(comm_, std::move(layout), width)),
           width_(width),
+          check_(checks_on(comm_, checks)),
           plan_(comm_, layout_)
     {
     }
@@ -48,6 +56,8 @@ public:
     template <class Kernel, class Op>
     T all_reduce(const T* local, std::size_t values, Op& op)
     {
+        const net::call_scope call(++calls_);
+        check_call<Op>(values, -1);
         exchange::outcome<T> out = run<Kernel>(local, values, op);
         if (!result_everywhere()) {
             if (!out.value) {
@@ -64,6 +74,8 @@ public:
     template <class Kernel, class Op>
     std::optional<T> reduce(const T* local, std::size_t values, Op& op, int root)
     {
+        const net::call_scope call(++calls_); // first: every rank counts the call, even one that throws here
+        check_call<Op>(values, root);
         check_root(root, comm_.size());
         const int me = comm_.rank();
         if constexpr (requires { plan_.template run_to_root<Kernel>(local, op, std::nullopt, last_, own_error_, root); }) {
@@ -92,6 +104,10 @@ public:
     template <class Kernel, class Op>
     pending_call<T>* start(const T* local, std::size_t values, Op& op, int root)
     {
+        if constexpr (std::is_trivially_copyable_v<T>) {
+            ++calls_; // (the eager path counts in all_reduce / reduce)
+            check_call<Op>(values, root);
+        }
         if (root >= 0) {
             check_root(root, comm_.size());
         }
@@ -144,10 +160,54 @@ private:
         return l;
     }
 
+    /// A communicator a reducer can be built on (MPI_COMM_NULL would abort inside MPI).
+    static const boost::mpi::communicator& checked_comm(const boost::mpi::communicator& comm)
+    {
+        if (static_cast<MPI_Comm>(comm) == MPI_COMM_NULL) {
+            throw std::invalid_argument("treefold: a reducer needs a communicator, not MPI_COMM_NULL");
+        }
+        return comm;
+    }
+
+    /// The checking level, the same on every rank (on if any rank asks for it).
+    static bool checks_on(const boost::mpi::communicator& comm, checking checks)
+    {
+        bool on = checks == checking::on;
+        if (checks == checking::from_environment) {
+            const char* env = std::getenv("TREEFOLD_CHECK");
+            on = env != nullptr && *env != '\0' && std::string_view(env) != "0";
+        }
+        return boost::mpi::all_reduce(comm, on, std::logical_or<bool>());
+    }
+
+    /// Starts a call's counters; with checks on, verifies collectively that every rank makes
+    /// this call (root < 0: all_reduce) with the same operator type and its right size.
+    template <class Op>
+    void check_call(std::size_t values, int root)
+    {
+        last_ = {};
+        if (check_) {
+            net::check_same_call(comm_,
+                                 {root, static_cast<std::int64_t>(values),
+                                  static_cast<std::int64_t>(local_count() * width_), type_hash<Op>()},
+                                 last_);
+        }
+    }
+
+    /// FNV-1a of the operator's type name: the same for the same type in every process of a build.
+    template <class Op>
+    static std::uint64_t type_hash()
+    {
+        std::uint64_t h = 1469598103934665603ULL;
+        for (const char* c = typeid(Op).name(); *c != '\0'; ++c) {
+            h = (h ^ static_cast<unsigned char>(*c)) * 1099511628211ULL;
+        }
+        return h;
+    }
+
     /// Resets the call's state; a wrong local size becomes this rank's failure.
     std::optional<failure> prepare(std::size_t values)
     {
-        last_ = {};
         own_error_ = nullptr;
         if (layout_.size() == 0) {
             throw std::domain_error("treefold: reduction of N = 0 values has no result");
@@ -221,9 +281,11 @@ private:
     boost::mpi::communicator comm_;
     layout::block_layout layout_;
     std::size_t width_;
+    bool check_; // the opt-in per-call checks (checking::on or TREEFOLD_CHECK)
     plan_type plan_;
     net::counters last_;
     std::exception_ptr own_error_;
+    std::uint32_t calls_ = 0; // calls made: the number in the tags of this call's messages (net/tags.hpp)
     // Nonblocking calls.
     std::unique_ptr<exchange::native::plan<T>> nonblocking_plan_; // a tree plan, never made, for serialised T
     bool in_flight_ = false;

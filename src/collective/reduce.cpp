@@ -121,7 +121,7 @@ int walk(const shape_ops& shape, const void* sendbuf, void* recvbuf, MPI_Datatyp
     net::datatype_channel ch{pc, datatype, t, sent};
     std::optional<failure> failed;
     if (bad) {
-        failed = failure{failure::code::bad_buffer, me, 0, 0, {}};
+        failed = failure{failure::code::bad_buffer, me, 0, 0, {}, {}};
     }
     const bool in_place = sendbuf == MPI_IN_PLACE;
     const int top = shape.root(p);

@@ -1,8 +1,12 @@
 # Per-architecture kernel translation units: each gets exactly its architecture's flags.
 # Nothing else in libtreefold (and nothing a user compiles) gets them; dispatch.cpp checks
 # the CPU before it calls into these files.
+# -O2 in every build type: at -O0 (Debug) the inline helpers these files use (std::, xsimd,
+# treefold headers) are emitted as weak symbols compiled with the architecture's flags,
+# which the linker may then pick for callers on CPUs without it (test_kernels.arch_symbols);
+# optimised, they are inlined into the arch-named functions. The later -O2 wins over -O0.
 set(_treefold_kernel_dir ${CMAKE_CURRENT_LIST_DIR})
-set_source_files_properties(${_treefold_kernel_dir}/simd_avx2.cpp PROPERTIES COMPILE_OPTIONS "-mavx2")
-set_source_files_properties(${_treefold_kernel_dir}/simd_avx512f.cpp PROPERTIES COMPILE_OPTIONS "-mavx512f;-mavx512dq")
+set_source_files_properties(${_treefold_kernel_dir}/simd_avx2.cpp PROPERTIES COMPILE_OPTIONS "-mavx2;-O2")
+set_source_files_properties(${_treefold_kernel_dir}/simd_avx512f.cpp PROPERTIES COMPILE_OPTIONS "-mavx512f;-mavx512dq;-O2")
 # xsimd 8.1's avx512f int64 multiply uses an AVX512DQ instruction, so that TU also gets
 # -mavx512dq and dispatch.cpp requires both features before choosing it.

@@ -28,17 +28,17 @@ block_layout block_layout::from_blocks(std::vector<block> blocks)
     std::vector<int> nonempty;
     for (int r = 0; r < p; ++r) {
         block& b = blocks[static_cast<std::size_t>(r)];
+        if (b.count == 0) {
+            b.start = 0; // an empty block has no position: its start means nothing, whatever it is
+            continue;
+        }
         if (b.count > tree::max_size || b.start > tree::max_size - b.count) {
             std::ostringstream msg;
             msg << "treefold: rank " << r << " declares block [" << b.start << ", +" << b.count
                 << ") past the largest supported index 2^63";
             throw std::invalid_argument(msg.str());
         }
-        if (b.count == 0) {
-            b.start = 0; // an empty block has no position
-        } else {
-            nonempty.push_back(r);
-        }
+        nonempty.push_back(r);
     }
     std::stable_sort(nonempty.begin(), nonempty.end(), [&](int a, int b) {
         return blocks[static_cast<std::size_t>(a)].start < blocks[static_cast<std::size_t>(b)].start;

@@ -93,7 +93,7 @@ std::uint64_t direct_rank_messages(const block_layout& layout, int rank, direct_
         throw std::invalid_argument("treefold: a direct send buffer needs room for one value");
     }
     if (layout.block_of(rank).count == 0) {
-        return 0; // an empty block takes no part in the direct exchange
+        return layout.size() > 0 ? 1 : 0; // an empty block only reports to the finisher
     }
     return direct_replay(layout, rank, rules).run();
 }
@@ -124,15 +124,25 @@ call_messages with_broadcast(const block_layout& layout, std::uint64_t reduce, s
 
 } // namespace
 
+std::uint64_t empty_block_reports(const block_layout& layout)
+{
+    std::uint64_t reports = 0;
+    for (int r = 0; r < layout.ranks(); ++r) {
+        reports += layout.size() > 0 && layout.block_of(r).count == 0 ? 1 : 0;
+    }
+    return reports;
+}
+
 call_messages direct_call_messages(const block_layout& layout, direct_buffering rules)
 {
-    return with_broadcast(layout, direct_exchange_messages(layout, rules), direct_messages(layout));
+    return with_broadcast(layout, direct_exchange_messages(layout, rules),
+                          direct_messages(layout) + empty_block_reports(layout));
 }
 
 call_messages one_sided_call_messages(const block_layout& layout)
 {
-    const auto roots = direct_messages(layout);
-    return with_broadcast(layout, roots, roots);
+    const std::uint64_t sent = direct_messages(layout) + empty_block_reports(layout);
+    return with_broadcast(layout, sent, sent);
 }
 
 call_messages tree_call_messages(const block_layout& layout)

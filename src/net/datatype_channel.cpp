@@ -40,7 +40,7 @@ void datatype_channel::send(int dest, const std::optional<failure>& failed)
         counters ignored;
         send_failure(boost::mpi::communicator(pc, boost::mpi::comm_attach), dest, *failed, ignored);
     } else {
-        check(MPI_Send(buffer, t.count, datatype, dest, tag::values, pc));
+        check(MPI_Send(buffer, t.count, datatype, dest, tag_of(tag::values), pc));
         sent.bytes += t.message_bytes();
     }
     ++sent.messages;
@@ -75,7 +75,7 @@ void datatype_channel::copy(const void* from, void* to) const
 
 std::optional<failure> datatype_channel::after(const MPI_Status& status, int source) const
 {
-    if (status.MPI_TAG != tag::failure) {
+    if (tag::kind_of(status.MPI_TAG) != tag::failure) {
         return std::nullopt;
     }
     return take_failure_record(boost::mpi::communicator(pc, boost::mpi::comm_attach), source);

@@ -421,7 +421,8 @@ BOOST_AUTO_TEST_CASE(best_equals_scalar)
     const auto xs = testing::mixed_values(77, 5000, true);
     std::vector<std::int64_t> is(5000);
     for (std::size_t i = 0; i < is.size(); ++i) {
-        is[i] = static_cast<std::int64_t>(xs[i] * 1e-10);
+        const double v = xs[i] * 1e-10;
+        is[i] = std::isfinite(v) ? static_cast<std::int64_t>(v) : 0; // casting +-Inf is undefined (UBSan)
     }
     for (std::uint64_t n = 1; n <= 4000; n += 7) {
         ops::plus p;

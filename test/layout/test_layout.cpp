@@ -99,6 +99,11 @@ BOOST_AUTO_TEST_CASE(layouts_owner_lookup_and_errors)
     BOOST_CHECK_THROW(block_layout::from_blocks({{1, 5}}), std::invalid_argument);         // gap at 0
     const std::vector<index_t> huge{treefold::tree::max_size, 1};
     BOOST_CHECK_THROW(block_layout::from_counts(huge), std::invalid_argument);
+    // An empty block's start means nothing, so none is too large (the audit's defect 6).
+    const auto empty_far = block_layout::from_blocks({{0, 4}, {index_t{1} << 63, 0}, {~index_t{0}, 0}});
+    BOOST_CHECK_EQUAL(empty_far.size(), 4u);
+    BOOST_CHECK_EQUAL(empty_far.block_of(2).count, 0u);
+    BOOST_CHECK_THROW(block_layout::from_blocks({{0, 4}, {index_t{1} << 63, 1}}), std::invalid_argument);
     BOOST_CHECK(block_layout::from_counts(std::vector<index_t>{3, 0, 4}).fingerprint() !=
                 block_layout::from_counts(std::vector<index_t>{3, 4, 0}).fingerprint());
 }

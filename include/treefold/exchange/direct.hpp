@@ -101,6 +101,20 @@ struct direct {
 
         void send_failure(int target, const failure& f) { net::send_failure(comm_, target, f, *count_); }
 
+        void report(int target, const std::optional<failure>& failed)
+        {
+            net::send_values_or_failure(comm_, target, inbox_.data(), 0, failed, *count_);
+        }
+
+        std::optional<failure> take_report(int source)
+        {
+            std::optional<failure> remote;
+            if (net::recv_values(comm_, source, inbox_.data(), 0, remote) != 0) {
+                net::unexpected_size();
+            }
+            return remote;
+        }
+
         boost::mpi::communicator comm_;
 
         // Per-call state (capacity kept between calls).

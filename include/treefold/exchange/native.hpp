@@ -16,6 +16,7 @@
 #include "treefold/frontier_record.hpp"
 #include "treefold/layout/block_layout.hpp"
 #include "treefold/layout/routes.hpp"
+#include "treefold/net/agreement.hpp"
 #include "treefold/net/native_op.hpp"
 #include "treefold/net/transport.hpp"
 
@@ -67,7 +68,15 @@ public:
                    std::exception_ptr& own_error)
     {
         start<Kernel>(local, op, failed, count, own_error, -1, false);
-        return finish();
+        outcome<T> out = finish();
+        if constexpr (may_throw<Op, T>) {
+            // Each rank's MPI library may make its own last merge: a throw there reaches no one else.
+            net::agree_on_failure(comm_, out.failed, count);
+            if (out.failed) {
+                out.value.reset();
+            }
+        }
+        return out;
     }
 
     /// The result (or failure) on `root` only, through MPI_Reduce; elsewhere the outcome holds

@@ -81,6 +81,22 @@ struct one_sided {
             put(target, failure_level, record.data(), record.size());
         }
 
+        void report(int target, const std::optional<failure>& failed)
+        {
+            if (failed) {
+                send_failure(target, *failed);
+            } else {
+                put(target, net::tag::queue_report_level, nullptr, 0);
+            }
+        }
+
+        std::optional<failure> take_report(int source)
+        {
+            std::optional<failure> remote;
+            (void)take(layout::routed_node{{0, net::tag::queue_report_level}, source}, remote);
+            return remote;
+        }
+
         void put(int target, unsigned level, const void* data, std::size_t bytes)
         {
             const auto* p = static_cast<const std::byte*>(data);
@@ -110,7 +126,7 @@ struct one_sided {
                     T value{};
                     if (p.level == failure_level) {
                         remote = decode_failure(reinterpret_cast<const char*>(p.bytes.data()), p.bytes.size());
-                    } else {
+                    } else if (p.level != net::tag::queue_report_level) {
                         std::memcpy(&value, p.bytes.data(), sizeof value);
                     }
                     pending_.erase(pending_.begin() + static_cast<std::ptrdiff_t>(i));

@@ -3,9 +3,11 @@
 
 #include "treefold/error.hpp"
 #include "treefold/frontier.hpp"
+#include "treefold/kernel/ops.hpp"
 
 #include <exception>
 #include <optional>
+#include <type_traits>
 
 namespace treefold::exchange {
 
@@ -23,6 +25,14 @@ struct outcome {
 /// `static constexpr bool result_everywhere = true`).
 template <class Plan>
 concept result_everywhere_plan = requires { requires Plan::result_everywhere; };
+
+/// Whether `op` can throw: not when it is noexcept, nor a built-in operator on an arithmetic
+/// type. Exchanges where each rank makes its own last combine (allreduce schedules, MPI's
+/// allreduce) agree on failure after the call only when it can (net/agreement.hpp).
+template <class Op, class T>
+inline constexpr bool may_throw =
+    !std::is_nothrow_invocable_v<Op&, const T&, const T&> &&
+    !(ops::builtin_kind_of<Op, T> != ops::builtin_kind::none && std::is_arithmetic_v<T>);
 
 /// The outcome of a call that ended with `failed`: where it did not fail and `holds_root`,
 /// the root, popped from this rank's frontier.

@@ -26,7 +26,10 @@ namespace treefold::exchange {
 /// flush() comes before every blocking take and at the end of a call that did not fail;
 /// take(from, remote) returns incoming piece from.v, or sets `remote` to the failure its
 /// source sent instead; after a failure, drop_unsent() discards what send() still holds
-/// (returning how many) and send_failure(target, f) tells a target.
+/// (returning how many) and send_failure(target, f) tells a target. A rank with an empty block
+/// has no part in the tree, but its size can still be wrong: it report()s to the finisher
+/// (an empty message or its failure), which take_report()s each one after its own work (one
+/// small message per empty rank per call; layouts without empty blocks send none).
 template <class Port, class T>
 class routed_run {
 public:
@@ -52,6 +55,9 @@ public:
         next_out_ = 0;
         std::size_t next_in = 0;
         int dead_source = -1; // sent a failure: its stream has ended
+        if (routes_.reports) {
+            port.report(routes_.finisher, failed);
+        }
         for (std::size_t i = 0; i < routes_.local_nodes.size() && !failed; ++i) {
             const treefold::tree::node v = routes_.local_nodes[i];
             const treefold::tree::index_t len = treefold::tree::cover_size(v, n_);
@@ -94,6 +100,10 @@ public:
                     }
                 }
             }
+        }
+        for (const int r : routes_.reporters) {
+            std::optional<failure> remote = port.take_report(r);
+            failed = failed ? failed : remote;
         }
         return finish(failed, stack_, me_ == routes_.finisher && n_ > 0);
     }

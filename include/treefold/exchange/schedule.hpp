@@ -15,6 +15,7 @@
 #include "treefold/layout/block_layout.hpp"
 #include "treefold/layout/routes.hpp"
 #include "treefold/model/pipelining.hpp"
+#include "treefold/net/agreement.hpp"
 #include "treefold/net/schedule_run.hpp"
 #include "treefold/topology/schedule.hpp"
 #include "treefold/tree/decompose.hpp"
@@ -88,6 +89,9 @@ struct scheduled {
             }
             codec<Op> c{this, &op};
             failed = runner_.run(mine, c, failed, count, own_error);
+            if constexpr (may_throw<Op, T>) {
+                net::agree_on_failure(comm_, failed, count); // a throw in a rank's last combine reaches no one else
+            }
             return finish(failed, mine, n_ > 0);
         }
 

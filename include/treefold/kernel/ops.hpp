@@ -16,6 +16,19 @@
 
 namespace treefold::ops {
 
+/// A SIMD batch (xsimd) of signed integers.
+template <class T>
+concept signed_lanes = requires { typename T::value_type; typename T::arch_type; } &&
+                       std::is_integral_v<typename T::value_type> && std::is_signed_v<typename T::value_type>;
+
+/// The batch of the same architecture with the unsigned lane type.
+template <class B>
+struct unsigned_lanes;
+template <template <class, class> class Batch, class S, class A>
+struct unsigned_lanes<Batch<S, A>> {
+    using type = Batch<std::make_unsigned_t<S>, A>;
+};
+
 /// a + b (signed integers wrap modulo 2^bits).
 struct plus {
     template <class T>
@@ -39,6 +52,11 @@ struct multiplies {
         if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) {
             using U = std::make_unsigned_t<T>;
             return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
+        } else if constexpr (signed_lanes<T>) {
+            // A batch of signed integers: xsimd multiplies some lane types one scalar at a
+            // time, where signed overflow is undefined; unsigned lanes wrap with the same bits.
+            using U = typename unsigned_lanes<T>::type;
+            return bitwise_cast<T>(bitwise_cast<U>(a) * bitwise_cast<U>(b)); // xsimd's, found by ADL
         } else {
             return a * b;
         }

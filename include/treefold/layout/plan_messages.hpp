@@ -20,8 +20,12 @@ namespace treefold::layout {
 /// nodes only: local nodes and then incoming pieces are pushed onto a frontier in index
 /// order; an outbound root on top goes to the buffer, which is flushed when the target
 /// changes, when it is full, before a large local node, before every receive and at the
-/// end. Empty blocks send nothing. O(log N) per rank.
+/// end. An empty block sends one report to the finisher. O(log N) per rank.
 std::uint64_t direct_rank_messages(const block_layout& layout, int rank, direct_buffering rules = {});
+
+/// Reports of empty blocks to the finisher under the direct and one-sided exchanges: one
+/// per empty block (none when N = 0).
+std::uint64_t empty_block_reports(const block_layout& layout);
 
 /// Messages of the direct exchange summed over all ranks (with buffering): O(p log N).
 std::uint64_t direct_exchange_messages(const block_layout& layout, direct_buffering rules = {});
@@ -38,18 +42,20 @@ std::uint64_t broadcast_messages(int p);
 /// Message counts of one exchange for one layout (totals over ranks, per call).
 struct call_messages {
     std::uint64_t reduce = 0;     ///< the exchange: reduce() to the exchange's finisher
-    std::uint64_t unbuffered = 0; ///< the same without a send buffer (one message per root)
+    std::uint64_t unbuffered = 0; ///< the same without a send buffer (one message per root, one per empty block's report)
     std::uint64_t all_reduce = 0; ///< exchange plus broadcast
 };
 
-/// Counts for the direct exchange (`unbuffered` is layout::direct_messages).
+/// Counts for the direct exchange (`unbuffered` is layout::direct_messages plus the empty
+/// blocks' reports).
 call_messages direct_call_messages(const block_layout& layout, direct_buffering rules = {});
 
 /// Counts for the tree exchange (it has no buffer, so `unbuffered` equals `reduce`).
 call_messages tree_call_messages(const block_layout& layout);
 
 /// Counts for the one-sided exchange: the direct exchange's routes with no send buffer, each
-/// outbound root one queue message (so `reduce` equals `unbuffered`), plus the broadcast.
+/// outbound root one queue message (so `reduce` equals `unbuffered`), one report per empty
+/// block, plus the broadcast.
 call_messages one_sided_call_messages(const block_layout& layout);
 
 /// The bound (p - 1) * (log2((N - 1) / p) + 1) on the direct exchange's messages. Empty

@@ -59,6 +59,11 @@ struct direct_routes {
     /// Right children starting at or after e whose parent lies in the block, in index order
     /// (= level order); at most one per level.
     std::vector<routed_node> incoming;
+    /// True for a rank with an empty block: it sends the finisher one report (an empty
+    /// message, or its failure), so a wrong size there is never lost.
+    bool reports = false;
+    /// On the finisher: the ranks with empty blocks, whose reports it takes.
+    std::vector<int> reporters;
 
     direct_routes(const block_layout& layout, int rank)
     {
@@ -67,7 +72,15 @@ struct direct_routes {
         s = b.start;
         e = b.end();
         finisher = n > 0 ? layout.owner(0) : 0;
+        if (n > 0 && rank == finisher) {
+            for (int r = 0; r < layout.ranks(); ++r) {
+                if (layout.block_of(r).count == 0) {
+                    reporters.push_back(r);
+                }
+            }
+        }
         if (b.count == 0) {
+            reports = n > 0;
             return;
         }
         local_nodes = block_nodes(layout, rank);

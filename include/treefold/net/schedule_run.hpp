@@ -175,16 +175,24 @@ private:
     /// Posts `mine` (or the failure) to `dest` without blocking.
     void post(int dest, const std::optional<failure>& failed, counters& count)
     {
+        static constexpr char none = 0; // never a null buffer
         if (failed) {
             record_ = encode(*failed);
-            sends_.push_back(comm_.isend(dest, tag::failure, static_cast<const char*>(nullptr), 0));
-            sends_.push_back(comm_.isend(dest, tag::failure_record, record_.data(), static_cast<int>(record_.size())));
+            sends_.push_back(comm_.isend(dest, tag_of(tag::failure), &none, 0));
+            sends_.push_back(comm_.isend(dest, tag_of(tag::failure_record), record_.data(), static_cast<int>(record_.size())));
             count.bytes += record_.size();
         } else {
-            sends_.push_back(comm_.isend(dest, tag::values, out_.data(), static_cast<int>(out_.size())));
+            sends_.push_back(comm_.isend(dest, tag_of(tag::values), out_.empty() ? &none : out_.data(),
+                                         static_cast<int>(out_.size())));
             count.bytes += out_.size();
         }
         ++count.messages;
+    }
+
+    /// Posts the receive of in_[i] from `source` (any tag: values or a failure).
+    boost::mpi::request post_recv(std::size_t i, int source)
+    {
+        return comm_.irecv(source, boost::mpi::any_tag, in_[i].data(), static_cast<int>(in_[i].size() - 1));
     }
 
     /// Receives the message of `source` into in_[i] (raw payloads: completes the receive
@@ -193,8 +201,17 @@ private:
     std::optional<failure> take(std::size_t i, int source)
     {
         if constexpr (codec<typename Codec::value_type>::raw) {
-            const boost::mpi::status st = recvs_[i].wait();
-            if (st.tag() == tag::failure) {
+            boost::mpi::status st = recvs_[i].wait();
+            while (tag::call_order(st.tag(), current_call()) != 0) {
+                // An earlier call's message took the posted receive: post it again (a later
+                // call's throws: the ranks disagree about the calls).
+                if (tag::call_order(st.tag(), current_call()) > 0) {
+                    throw std::logic_error("treefold: a message of a later call arrived: the ranks disagree about the calls");
+                }
+                recvs_[i] = post_recv(i, source);
+                st = recvs_[i].wait();
+            }
+            if (tag::kind_of(st.tag()) == tag::failure) {
                 return take_failure_record(comm_, source);
             }
             sizes_[i] = static_cast<std::size_t>(*st.template count<char>());
@@ -251,9 +268,8 @@ private:
         recvs_.clear();
         if constexpr (codec<value_type>::raw) {
             for (std::size_t i = 0; i < from.size(); ++i) {
-                in_[i].resize(c.count(from[i].lo, from[i].hi) * sizeof(value_type));
-                recvs_.push_back(comm_.irecv(rank(from[i].position), boost::mpi::any_tag, in_[i].data(),
-                                             static_cast<int>(in_[i].size())));
+                in_[i].resize(c.count(from[i].lo, from[i].hi) * sizeof(value_type) + 1); // + 1: never a null buffer
+                recvs_.push_back(post_recv(i, rank(from[i].position)));
             }
         }
         for (std::size_t i = 0; i < from.size(); ++i) {

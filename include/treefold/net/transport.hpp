@@ -8,6 +8,11 @@
 ///   tagged tag::failure_record. The empty message fits any receive a peer has posted (typed
 ///   or raw, pre-posted or probed), so every receiver learns of the failure from the tag and
 ///   then takes the record. The success path carries no header.
+/// - Every tag carries the number of the call it belongs to (net/tags.hpp): the thread's
+///   current call, set by a call_scope around each reducer call. A receive discards a
+///   message an earlier call left behind and throws std::logic_error on one of a later call
+///   (the ranks disagree about the calls: an erroneous program), so a message is never
+///   taken by another call.
 /// - A rank that cannot go on still sends exactly one such framed message wherever values were
 ///   expected, so nobody is left waiting and no message is left for the next call.
 
@@ -25,6 +30,7 @@
 #include <cstring>
 #include <optional>
 #include <stdexcept>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -43,6 +49,59 @@ struct counters {
 [[noreturn]] inline void unexpected_size()
 {
     throw std::logic_error("treefold: message of unexpected size (internal error)");
+}
+
+/// The number of the call this thread is making (0 outside any call_scope: the C entry
+/// points and typed tree reductions, which keep no call count).
+inline std::uint32_t& current_call() noexcept
+{
+    thread_local std::uint32_t call = 0;
+    return call;
+}
+
+/// Makes `call` the thread's current call for its lifetime (restoring the previous one, so
+/// a reducer called from inside another's operator is fine).
+class call_scope {
+public:
+    explicit call_scope(std::uint32_t call) noexcept : saved_(current_call()) { current_call() = call; }
+    ~call_scope() { current_call() = saved_; }
+    call_scope(const call_scope&) = delete;
+    call_scope& operator=(const call_scope&) = delete;
+
+private:
+    std::uint32_t saved_;
+};
+
+/// The tag of a message of `kind` in the current call.
+inline int tag_of(int kind) { return tag::of_call(kind, current_call()); }
+
+/// Receives and drops a message of an earlier call, or throws on one of a later call; false
+/// when `st` belongs to the current call.
+inline bool skip_other_call(const boost::mpi::communicator& comm, int source, const boost::mpi::status& st)
+{
+    const int order = tag::call_order(st.tag(), current_call());
+    if (order == 0) {
+        return false;
+    }
+    if (order > 0) {
+        throw std::logic_error("treefold: rank " + std::to_string(source) +
+                               " sent a message of a later call: the ranks disagree about the calls "
+                               "(a root or a call that differs between ranks)");
+    }
+    std::vector<char> stale(static_cast<std::size_t>(*st.template count<char>()) + 1);
+    comm.recv(source, st.tag(), stale.data(), static_cast<int>(stale.size() - 1));
+    return true;
+}
+
+/// Probes the next message of the current call from `source` (earlier calls' are dropped).
+inline boost::mpi::status probe_call(const boost::mpi::communicator& comm, int source)
+{
+    for (;;) {
+        const boost::mpi::status st = comm.probe(source, boost::mpi::any_tag);
+        if (!skip_other_call(comm, source, st)) {
+            return st;
+        }
+    }
 }
 
 /// Values of type T to bytes and back.
@@ -119,7 +178,8 @@ void send_values(const boost::mpi::communicator& comm, int dest, const T* values
         bytes = encoded.data();
         size = encoded.size();
     }
-    comm.send(dest, tag::values, bytes, static_cast<int>(size));
+    static constexpr char none = 0;
+    comm.send(dest, tag_of(tag::values), size > 0 ? bytes : &none, static_cast<int>(size)); // never a null buffer
     ++count.messages;
     count.bytes += size;
 }
@@ -128,8 +188,9 @@ void send_values(const boost::mpi::communicator& comm, int dest, const T* values
 inline void send_failure(const boost::mpi::communicator& comm, int dest, const failure& f, counters& count)
 {
     const std::vector<char> record = encode(f);
-    comm.send(dest, tag::failure, static_cast<const char*>(nullptr), 0);
-    comm.send(dest, tag::failure_record, record.data(), static_cast<int>(record.size()));
+    static constexpr char none = 0;
+    comm.send(dest, tag_of(tag::failure), &none, 0);
+    comm.send(dest, tag_of(tag::failure_record), record.data(), static_cast<int>(record.size()));
     ++count.messages;
     count.bytes += record.size();
 }
@@ -149,9 +210,10 @@ void send_values_or_failure(const boost::mpi::communicator& comm, int dest, cons
 /// The record that follows a tag::failure message from `source` (call after receiving it).
 inline failure take_failure_record(const boost::mpi::communicator& comm, int source)
 {
-    const boost::mpi::status st = comm.probe(source, tag::failure_record);
+    const int t = tag_of(tag::failure_record);
+    const boost::mpi::status st = comm.probe(source, t);
     std::vector<char> record(static_cast<std::size_t>(*st.template count<char>()));
-    comm.recv(source, tag::failure_record, record.data(), static_cast<int>(record.size()));
+    comm.recv(source, t, record.data(), static_cast<int>(record.size()));
     return decode_failure(record.data(), record.size());
 }
 
@@ -159,13 +221,14 @@ inline failure take_failure_record(const boost::mpi::communicator& comm, int sou
 /// payload bytes into `bytes`, or the failure it announces.
 inline std::optional<failure> recv_message(const boost::mpi::communicator& comm, int source, std::vector<char>& bytes)
 {
-    const boost::mpi::status st = comm.probe(source, boost::mpi::any_tag);
-    if (st.tag() == tag::failure) {
-        comm.recv(source, tag::failure);
+    const boost::mpi::status st = probe_call(comm, source);
+    if (tag::kind_of(st.tag()) == tag::failure) {
+        comm.recv(source, st.tag());
         return take_failure_record(comm, source);
     }
-    bytes.resize(static_cast<std::size_t>(*st.template count<char>()));
-    comm.recv(source, tag::values, bytes.data(), static_cast<int>(bytes.size()));
+    bytes.resize(static_cast<std::size_t>(*st.template count<char>()) + 1); // + 1: never a null buffer
+    comm.recv(source, st.tag(), bytes.data(), static_cast<int>(bytes.size() - 1));
+    bytes.pop_back();
     return std::nullopt;
 }
 
@@ -177,15 +240,16 @@ std::size_t recv_values(const boost::mpi::communicator& comm, int source, T* out
 {
     if constexpr (codec<T>::raw) {
         // Straight into `out`: no staging copy on the hot path.
-        const boost::mpi::status st = comm.probe(source, boost::mpi::any_tag);
-        if (st.tag() == tag::failure) {
-            comm.recv(source, tag::failure);
+        const boost::mpi::status st = probe_call(comm, source);
+        if (tag::kind_of(st.tag()) == tag::failure) {
+            comm.recv(source, st.tag());
             failed = take_failure_record(comm, source);
             return 0;
         }
         const auto size = static_cast<std::size_t>(*st.template count<char>());
         codec<T>::check_raw(size, max);
-        comm.recv(source, tag::values, reinterpret_cast<char*>(out), static_cast<int>(size));
+        char none = 0;
+        comm.recv(source, st.tag(), size > 0 ? reinterpret_cast<char*>(out) : &none, static_cast<int>(size));
         return size / sizeof(T);
     } else {
         std::vector<char> encoded;
