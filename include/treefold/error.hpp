@@ -3,6 +3,8 @@
 /// travels between ranks (a record of 24 bytes and the operator's text), and the one mapping
 /// from a failure to the exception every C++ entry point throws. No MPI here.
 
+#include "treefold/config.hpp"
+
 #include <algorithm>
 #include <cstdint>
 #include <cstring>

@@ -2,6 +2,8 @@
 /// In-place allgatherv over a Boost.MPI communicator (raw MPI: Boost.MPI's all_gatherv has no
 /// in-place form).
 
+#include "treefold/config.hpp"
+
 #include <boost/mpi/communicator.hpp>
 #include <boost/mpi/datatype.hpp>
 

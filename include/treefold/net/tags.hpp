@@ -3,6 +3,8 @@
 /// private communicators (net/comm.hpp), except `ring`, which the bandwidth allreduces of
 /// collective/allreduce.hpp use on the caller's communicator (they have no failure path).
 
+#include "treefold/config.hpp"
+
 namespace treefold::net::tag {
 
 inline constexpr int values = 1;         ///< a payload of values (any count, any codec)
