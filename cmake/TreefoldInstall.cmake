@@ -1,12 +1,23 @@
-# Install and export rules: find_package(treefold CONFIG) then treefold::treefold.
+# Install and export rules: find_package(treefold CONFIG) then treefold::treefold (and, when
+# Boost.Test was found, the MPI test kit treefold::testing with treefold_add_mpi_test);
+# pkg-config users get treefold.pc.
 include(CMakePackageConfigHelpers)
 
 install(TARGETS treefold EXPORT treefoldTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/treefold
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(FILES ${PROJECT_BINARY_DIR}/include/treefold/version.hpp
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/treefold)
 set(TREEFOLD_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/treefold)
 install(EXPORT treefoldTargets NAMESPACE treefold:: DESTINATION ${TREEFOLD_CMAKE_DIR})
+if(TARGET treefold_testing)
+  # A separate export set: the config loads it only where Boost.Test is found.
+  install(TARGETS treefold_testing EXPORT treefoldTestingTargets
+          ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+  install(EXPORT treefoldTestingTargets NAMESPACE treefold:: DESTINATION ${TREEFOLD_CMAKE_DIR})
+  install(FILES ${PROJECT_SOURCE_DIR}/cmake/TreefoldTesting.cmake DESTINATION ${TREEFOLD_CMAKE_DIR})
+endif()
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/treefoldConfig.cmake.in
   ${PROJECT_BINARY_DIR}/treefoldConfig.cmake INSTALL_DESTINATION ${TREEFOLD_CMAKE_DIR})
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/treefoldConfigVersion.cmake
@@ -14,6 +25,7 @@ write_basic_package_version_file(${PROJECT_BINARY_DIR}/treefoldConfigVersion.cma
 install(FILES ${PROJECT_BINARY_DIR}/treefoldConfig.cmake
               ${PROJECT_BINARY_DIR}/treefoldConfigVersion.cmake
         DESTINATION ${TREEFOLD_CMAKE_DIR})
+include(TreefoldPkgConfig)
 if(TARGET treefold-cli)
   install(TARGETS treefold-cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 endif()

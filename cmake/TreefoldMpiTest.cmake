@@ -1,60 +1,11 @@
-# treefold_add_mpi_test(<name> SOURCES <src>... [PROCS <n>...] [TIMEOUT <s>] [LIBS <lib>...])
-#
-# Builds one Boost.Test executable (with the shared MPI test main) and registers it with
-# ctest once per process count, as <name>.p<n>. Every test gets a TIMEOUT, PROCESSORS, the
-# environment Open MPI needs to run as root, and --oversubscribe when the MPI is Open MPI
-# (this machine has 2 cores; p > 2 is oversubscribed).
+# The project's own MPI suites use the installed test kit (cmake/TreefoldTesting.cmake,
+# treefold::testing) with project defaults: every process count below, a longer timeout,
+# the warning flags and helpers of test/support (treefold_test_support, test/CMakeLists.txt)
+# and TREEFOLD_SOURCE_DIR for the suites that read ../shared.
 set(TREEFOLD_TEST_PROCS "1;2;3;4;7;8" CACHE STRING "Process counts every MPI test runs at")
 set(TREEFOLD_TEST_TIMEOUT 300 CACHE STRING "Default ctest TIMEOUT (s) of an MPI test")
-
-set(_treefold_mpi_extra_flags "")
-if(MPI_CXX_LIBRARY_VERSION_STRING MATCHES "Open MPI" OR MPIEXEC_EXECUTABLE MATCHES "openmpi")
-  # Oversubscription lets p exceed the cores; yield keeps idle ranks from spinning.
-  set(_treefold_mpi_extra_flags --oversubscribe --mca mpi_yield_when_idle 1)
-endif()
-
-function(treefold_add_mpi_test name)
-  cmake_parse_arguments(ARG "" "TIMEOUT" "SOURCES;PROCS;LIBS" ${ARGN})
-  if(NOT ARG_PROCS)
-    set(ARG_PROCS ${TREEFOLD_TEST_PROCS})
-  endif()
-  if(NOT ARG_TIMEOUT)
-    set(ARG_TIMEOUT ${TREEFOLD_TEST_TIMEOUT})
-  endif()
-  add_executable(${name} ${ARG_SOURCES})
-  target_link_libraries(${name} PRIVATE treefold_test_support ${ARG_LIBS})
-  treefold_target_flags(${name})
-  foreach(np IN LISTS ARG_PROCS)
-    add_test(NAME ${name}.p${np}
-      COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np} ${_treefold_mpi_extra_flags}
-              ${MPIEXEC_PREFLAGS} $<TARGET_FILE:${name}> ${MPIEXEC_POSTFLAGS}
-              --log_level=warning --report_level=short)
-    set_tests_properties(${name}.p${np} PROPERTIES
-      TIMEOUT ${ARG_TIMEOUT}
-      PROCESSORS ${np}
-      LABELS "mpi;p${np}"
-      ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1;TREEFOLD_SOURCE_DIR=${PROJECT_SOURCE_DIR}")
-  endforeach()
-endfunction()
-
-# treefold_add_mpi_test_variant(<name> <variant> PROCS <n>... ENVIRONMENT <VAR=value>... [TIMEOUT <s>])
-#
-# Registers the executable of treefold_add_mpi_test(<name>) once more per process count, as
-# <name>.<variant>.p<n>, with extra environment (e.g. TREEFOLD_RMA_WINDOW=allocate).
-function(treefold_add_mpi_test_variant name variant)
-  cmake_parse_arguments(ARG "" "TIMEOUT" "PROCS;ENVIRONMENT" ${ARGN})
-  if(NOT ARG_TIMEOUT)
-    set(ARG_TIMEOUT ${TREEFOLD_TEST_TIMEOUT})
-  endif()
-  foreach(np IN LISTS ARG_PROCS)
-    add_test(NAME ${name}.${variant}.p${np}
-      COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np} ${_treefold_mpi_extra_flags}
-              ${MPIEXEC_PREFLAGS} $<TARGET_FILE:${name}> ${MPIEXEC_POSTFLAGS}
-              --log_level=warning --report_level=short)
-    set_tests_properties(${name}.${variant}.p${np} PROPERTIES
-      TIMEOUT ${ARG_TIMEOUT}
-      PROCESSORS ${np}
-      LABELS "mpi;p${np}"
-      ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1;TREEFOLD_SOURCE_DIR=${PROJECT_SOURCE_DIR};${ARG_ENVIRONMENT}")
-  endforeach()
-endfunction()
+set(TREEFOLD_MPI_TEST_PROCS ${TREEFOLD_TEST_PROCS})
+set(TREEFOLD_MPI_TEST_TIMEOUT ${TREEFOLD_TEST_TIMEOUT})
+set(TREEFOLD_MPI_TEST_LIBRARIES treefold_test_support)
+set(TREEFOLD_MPI_TEST_ENVIRONMENT "TREEFOLD_SOURCE_DIR=${PROJECT_SOURCE_DIR}")
+include(TreefoldTesting)

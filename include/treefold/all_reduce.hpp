@@ -3,6 +3,7 @@
 /// local, root, op) for blocks in rank order, planned on first use and cached on the
 /// communicator.
 
+#include "treefold/config.hpp"
 #include "treefold/comm_view.hpp"
 #include "treefold/concepts.hpp"
 #include "treefold/error.hpp"

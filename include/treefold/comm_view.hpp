@@ -2,6 +2,8 @@
 /// The communicator argument of every treefold entry point: a boost::mpi::communicator or a
 /// raw MPI_Comm (from plain MPI, MPL, KaMPIng, mpi4py, ...).
 
+#include "treefold/config.hpp"
+
 #include <boost/mpi/communicator.hpp>
 #include <mpi.h>
 

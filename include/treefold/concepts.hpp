@@ -10,6 +10,7 @@
 /// This header needs no MPI: the two Boost.MPI types it names (the communicator an exchange
 /// plan is built from, the archive serialised values travel in) are only declared.
 
+#include "treefold/config.hpp"
 #include "treefold/layout/block_layout.hpp"
 
 #include <boost/serialization/level.hpp>

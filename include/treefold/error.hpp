@@ -3,6 +3,7 @@
 /// travels between ranks (a record of 24 bytes, the exception's type name and its text), and the one mapping
 /// from a failure to the exception every C++ entry point throws. No MPI here.
 
+#include "treefold/config.hpp"
 #include <cxxabi.h>
 
 #include <algorithm>

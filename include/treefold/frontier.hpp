@@ -7,6 +7,7 @@
 /// exactly the frontier of [s, e). Every value is a node of the fixed tree computed as
 /// op(left, right) once, so the merge is bitwise associative (and not commutative).
 
+#include "treefold/config.hpp"
 #include "treefold/tree/decompose.hpp"
 #include "treefold/tree/node.hpp"
 

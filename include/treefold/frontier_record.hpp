@@ -8,6 +8,7 @@
 /// An empty range is the merge's identity. Records are read and written with memcpy because
 /// an MPI library may hand the operation buffers at any alignment.
 
+#include "treefold/config.hpp"
 #include "treefold/error.hpp"
 #include "treefold/frontier.hpp"
 #include "treefold/tree/decompose.hpp"

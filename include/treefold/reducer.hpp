@@ -1,6 +1,7 @@
 #pragma once
 /// The policy-based front door: a reproducible reduction of a distributed array.
 
+#include "treefold/config.hpp"
 #include "treefold/comm_view.hpp"
 #include "treefold/concepts.hpp"
 #include "treefold/exchange/automatic.hpp"

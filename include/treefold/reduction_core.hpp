@@ -3,6 +3,7 @@
 /// checked layout, the exchange plan, and the steps after the exchange (broadcast for
 /// all_reduce, delivery to the root for reduce, the one mapping of failures to exceptions).
 
+#include "treefold/config.hpp"
 #include "treefold/collective/layout_agreement.hpp"
 #include "treefold/error.hpp"
 #include "treefold/exchange/native.hpp"

@@ -1,6 +1,8 @@
 #pragma once
 /// A reduction in flight: what reducer::iall_reduce and reducer::ireduce return.
 
+#include "treefold/config.hpp"
+
 #include <optional>
 #include <stdexcept>
 #include <utility>

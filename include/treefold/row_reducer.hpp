@@ -7,6 +7,7 @@
 /// For a width known at compile time, treefold::reducer<std::array<T, k>,
 /// ops::columnwise<Op>> does the same with rows that travel as raw bytes.
 
+#include "treefold/config.hpp"
 #include "treefold/comm_view.hpp"
 #include "treefold/concepts.hpp"
 #include "treefold/exchange/direct.hpp"

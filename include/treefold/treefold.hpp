@@ -1,6 +1,7 @@
 #pragma once
 /// Umbrella header: everything a user of treefold needs.
 
+#include "treefold/config.hpp"
 #include "treefold/collective/all_gatherv.hpp"
 #include "treefold/collective/allreduce.hpp"
 #include "treefold/collective/distribute.hpp"

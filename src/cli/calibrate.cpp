@@ -31,7 +31,13 @@ int run_calibrate(const std::vector<std::string>& args, int& argc, char**& argv)
         po::options_description desc("treefold calibrate options");
         desc.add_options()("out", po::value(&out), "file to write (rank 0)")(
             "min-level", po::value(&lo)->default_value(lo), "smallest ceil(log2 N)")(
-            "max-level", po::value(&hi)->default_value(hi), "largest ceil(log2 N)");
+            "max-level", po::value(&hi)->default_value(hi), "largest ceil(log2 N)")("help,h", "this help");
+        if (help_requested(args)) {
+            if (world.rank() == 0) {
+                print_help("calibrate", desc);
+            }
+            return 0;
+        }
         po::variables_map vm;
         po::store(po::command_line_parser(args).options(desc).run(), vm);
         po::notify(vm);
@@ -73,10 +79,11 @@ int run_calibrate(const std::vector<std::string>& args, int& argc, char**& argv)
     }
     mpi::broadcast(world, ok, 0);
     if (ok == 0) {
+        // A path that cannot be written is bad input, like a file that cannot be read.
         if (world.rank() == 0) {
             std::fprintf(stderr, "treefold calibrate: could not write '%s'\n", out.c_str());
         }
-        return 1;
+        return exit_bad_input;
     }
     return 0;
 }

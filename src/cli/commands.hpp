@@ -24,6 +24,9 @@ struct command {
     int (*run)(const std::vector<std::string>& args, int& argc, char**& argv);
 };
 
+/// The usage text of the subcommand `name` (main.cpp's table).
+const char* usage_of(const char* name);
+
 int run_sum(const std::vector<std::string>& args, int& argc, char**& argv);
 int run_plan(const std::vector<std::string>& args, int& argc, char**& argv);
 int run_schedule(const std::vector<std::string>& args, int& argc, char**& argv);

@@ -1,12 +1,14 @@
 // The `treefold` command-line tool: dispatches to one subcommand per file (commands.hpp).
 //
 // Exit codes: 0 success, 2 bad input (one message, every rank exits), 1 anything else.
-#include "commands.hpp"
+#include "common.hpp"
+#include "treefold/version.hpp"
 
 #include <boost/program_options/errors.hpp>
 
 #include <cstdio>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace {
@@ -39,9 +41,22 @@ void print_usage(std::FILE* out)
     for (const auto& c : commands) {
         std::fprintf(out, "  %s\n", c.usage);
     }
+    std::fputs("  treefold --version\n"
+               "Every subcommand takes --help. A FILE may be - for standard input (text, one number per line).\n",
+               out);
 }
 
 } // namespace
+
+const char* treefold::cli::usage_of(const char* name)
+{
+    for (const auto& c : commands) {
+        if (std::string_view(c.name) == name) {
+            return c.usage;
+        }
+    }
+    return "";
+}
 
 int main(int argc, char** argv)
 {
@@ -49,6 +64,10 @@ int main(int argc, char** argv)
     if (all.empty() || all[0] == "--help" || all[0] == "-h" || all[0] == "help") {
         print_usage(all.empty() ? stderr : stdout);
         return all.empty() ? treefold::cli::exit_bad_input : 0;
+    }
+    if (all[0] == "--version") {
+        std::printf("treefold %s\n", TREEFOLD_VERSION_STRING);
+        return 0;
     }
     const std::vector<std::string> rest(all.begin() + 1, all.end());
     for (const auto& c : commands) {
@@ -64,7 +83,7 @@ int main(int argc, char** argv)
             std::fprintf(stderr, "treefold %s: %s\nusage: %s\n", c.name, e.what(), c.usage);
             return treefold::cli::exit_bad_input;
         } catch (const std::exception& e) {
-            std::fprintf(stderr, "treefold %s: %s\n", c.name, e.what());
+            std::fprintf(stderr, "treefold %s: %s\n", c.name, treefold::cli::without_prefix(e.what()).c_str());
             return 1;
         }
     }

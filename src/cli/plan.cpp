@@ -21,6 +21,7 @@ struct plan_options {
     int p = 0;
     std::optional<layout::distribution> dist;
     layout::score_params params;
+    bool help = false;
 };
 
 plan_options parse_plan(const std::vector<std::string>& args)
@@ -33,7 +34,12 @@ plan_options parse_plan(const std::vector<std::string>& args)
         ("p", po::value(&o.p)->required(), "number of ranks p")
         ("distribution", po::value(&dist), "one policy (default: all four, aligned:0.5)")
         ("t-send", po::value(&o.params.t_send)->default_value(o.params.t_send), "ns per message")
-        ("t-op", po::value(&o.params.t_op)->default_value(o.params.t_op), "ns per operator call");
+        ("t-op", po::value(&o.params.t_op)->default_value(o.params.t_op), "ns per operator call")
+        ("help,h", "this help");
+    if (help_requested(args)) {
+        o.help = print_help("plan", desc) == 0;
+        return o;
+    }
     po::variables_map vm;
     po::store(po::command_line_parser(args).options(desc).run(), vm);
     po::notify(vm);
@@ -46,6 +52,8 @@ plan_options parse_plan(const std::vector<std::string>& args)
     if (o.n == 0 || o.n > tree::max_size) {
         throw usage_error("--n must be between 1 and 2^63");
     }
+    require_cost(o.params.t_send, "--t-send");
+    require_cost(o.params.t_op, "--t-op");
     return o;
 }
 
@@ -54,6 +62,9 @@ plan_options parse_plan(const std::vector<std::string>& args)
 int run_plan(const std::vector<std::string>& args, int& /*argc*/, char**& /*argv*/)
 {
     const plan_options o = parse_plan(args);
+    if (o.help) {
+        return 0;
+    }
     std::vector<layout::distribution> dists;
     if (o.dist) {
         dists.push_back(*o.dist);

@@ -1,7 +1,7 @@
 // `treefold schedule --p P [--alpha-p X --alpha-r Y | --calibration FILE] [--schedule TEXT]...
 // [--noise MEAN --seed S]`: recursive doubling, heuristic and best allreduce schedules for p
 // ranks with modelled and simulated times and message counts (no MPI).
-#include "commands.hpp"
+#include "common.hpp"
 #include "treefold/topology/schedule.hpp"
 #include "treefold/model/pipelining.hpp"
 #include "treefold/model/simulator.hpp"
@@ -10,6 +10,7 @@
 
 #include <cinttypes>
 #include <cstdio>
+#include <iostream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -17,21 +18,6 @@
 namespace po = boost::program_options;
 
 namespace treefold::cli {
-
-namespace {
-
-/// A library error as a usage error, without the library's "treefold: " prefix.
-usage_error as_usage(const std::exception& e)
-{
-    std::string msg = e.what();
-    const std::string prefix = "treefold: ";
-    if (msg.starts_with(prefix)) {
-        msg.erase(0, prefix.size());
-    }
-    return usage_error(msg);
-}
-
-} // namespace
 
 int run_schedule(const std::vector<std::string>& args, int& /*argc*/, char**& /*argv*/)
 {
@@ -45,10 +31,14 @@ int run_schedule(const std::vector<std::string>& args, int& /*argc*/, char**& /*
         ("p", po::value(&p)->required(), "number of ranks p (1..1048576)")
         ("alpha-p", po::value(&m.alpha_p), "pipeline latency of a multicast (us; default 0.88)")
         ("alpha-r", po::value(&m.alpha_r), "cost per message of a multicast (us; default 0.38)")
-        ("calibration", po::value(&calibration), "read alpha_p and alpha_r from this file (perf/schedule_calibrate)")
+        ("calibration", po::value(&calibration), "read alpha_p and alpha_r from this file (perf/schedule_calibrate; - for standard input)")
         ("schedule", po::value(&extra)->composing(), "also evaluate this schedule (text form; repeatable)")
         ("noise", po::value(&noise.mean)->default_value(0.0), "simulator: mean extra delay per message (us)")
-        ("seed", po::value(&noise.seed)->default_value(1), "simulator: random seed");
+        ("seed", po::value(&noise.seed)->default_value(1), "simulator: random seed")
+        ("help,h", "this help");
+    if (help_requested(args)) {
+        return print_help("schedule", desc);
+    }
     po::variables_map vm;
     po::store(po::command_line_parser(args).options(desc).run(), vm);
     po::notify(vm);
@@ -59,16 +49,21 @@ int run_schedule(const std::vector<std::string>& args, int& /*argc*/, char**& /*
         if (vm.count("alpha-p") != 0 || vm.count("alpha-r") != 0) {
             throw usage_error("give either --calibration or --alpha-p/--alpha-r, not both");
         }
-        m = model::read_calibration(calibration);
+        try {
+            m = calibration == "-" ? model::read_calibration(std::cin, "standard input")
+                                   : model::read_calibration(calibration);
+        } catch (const std::exception& e) {
+            throw as_usage(e); // a missing or malformed file is bad input
+        }
     }
+    require_cost(m.alpha_p, "--alpha-p");
+    require_cost(m.alpha_r, "--alpha-r");
     try {
         m.check();
     } catch (const std::invalid_argument& e) {
         throw as_usage(e);
     }
-    if (!(noise.mean >= 0)) {
-        throw usage_error("--noise must be >= 0");
-    }
+    require_cost(noise.mean, "--noise");
     std::vector<std::pair<std::string, topology::schedule>> rows{
         {"recursive doubling", topology::recursive_doubling(p)},
         {"heuristic", model::heuristic(p, m)},

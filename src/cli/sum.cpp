@@ -42,6 +42,7 @@ struct sum_options {
     layout::distribution dist;
     std::string exchange = "direct";
     int repeat = 10;
+    bool help = false;
 };
 
 sum_options parse_sum(const std::vector<std::string>& args)
@@ -54,7 +55,16 @@ sum_options parse_sum(const std::vector<std::string>& args)
         ("exchange", po::value(&o.exchange)->default_value(o.exchange),
          ("tree (= binomial) or one of: " + exchange::exchange_name_list()).c_str())
         ("repeat", po::value(&o.repeat)->default_value(o.repeat), "timed calls (median reported)")
-        ("file", po::value<std::string>(), "input file");
+        ("file", po::value<std::string>(), "input file (.binpsllh, or text with one number per line; - reads text "
+                                            "from standard input)")
+        ("help,h", "this help");
+    if (help_requested(args)) {
+        o.help = true;
+        if (mpi::communicator().rank() == 0) {
+            print_help("sum", desc);
+        }
+        return o;
+    }
     po::positional_options_description pos;
     pos.add("file", 1);
     po::variables_map vm;
@@ -67,7 +77,7 @@ sum_options parse_sum(const std::vector<std::string>& args)
     try {
         exchange::visit_by_name(o.exchange, [](auto) {});
     } catch (const std::invalid_argument& e) {
-        throw usage_error(std::string(e.what()).substr(std::strlen("treefold: ")));
+        throw as_usage(e);
     }
     if (o.repeat < 1) {
         throw usage_error("--repeat must be at least 1");
@@ -85,7 +95,7 @@ std::vector<double> load_blocks(const mpi::communicator& world, const sum_option
         try {
             n = collective::read_on_root(world, *o.file, all_on_root);
         } catch (const io::file_error& e) {
-            throw usage_error(std::string(e.what()).substr(std::strlen("treefold: ")));
+            throw as_usage(e);
         }
         if (n == 0) {
             throw usage_error("'" + *o.file + "' holds no values (N = 0): there is nothing to sum");
@@ -111,7 +121,15 @@ int run_sum_with(const mpi::communicator& world, const sum_options& o)
     std::vector<double> all_on_root;
     const auto local = load_blocks(world, o, o.dist, n, all_on_root);
     const auto l = layout::block_layout::from_counts(o.dist.counts(n, world.size()));
-    reducer<double, std::plus<double>, kernel::best, Exchange> sum(world, l);
+    // The environment is input too: a bad TREEFOLD_EXCHANGE or TREEFOLD_CALIBRATION makes
+    // every rank throw std::invalid_argument here (exchange::automatic).
+    std::optional<reducer<double, std::plus<double>, kernel::best, Exchange>> made;
+    try {
+        made.emplace(world, l);
+    } catch (const std::invalid_argument& e) {
+        throw as_usage(e);
+    }
+    auto& sum = *made;
 
     std::vector<double> times;
     double total = 0.0;
@@ -160,6 +178,9 @@ int run_sum(const std::vector<std::string>& args, int& argc, char**& argv)
     mpi::communicator world;
     try {
         const sum_options o = parse_sum(args);
+        if (o.help) {
+            return 0;
+        }
         return exchange::visit_by_name(o.exchange,
                                        [&](auto type) { return run_sum_with<typename decltype(type)::type>(world, o); });
     } catch (const usage_error& e) {

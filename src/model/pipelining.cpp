@@ -1,6 +1,7 @@
 // The pipelining model: Lambert-W formulas, their numerical checks, modelled time, the
 // heuristic and the exact search (see include/treefold/model/pipelining.hpp).
 #include "treefold/model/pipelining.hpp"
+#include "treefold/io/values_file.hpp"
 
 #include <boost/math/special_functions/lambert_w.hpp>
 
@@ -318,10 +319,12 @@ schedule best(int p, const params& m)
 
 params read_calibration(const std::string& path)
 {
-    std::ifstream in(path);
-    if (!in) {
-        throw std::runtime_error("treefold: cannot read calibration file '" + path + "'");
-    }
+    std::ifstream in = io::open_regular_file(path);
+    return read_calibration(in, path);
+}
+
+params read_calibration(std::istream& in, const std::string& path)
+{
     params out;
     bool have_p = false;
     bool have_r = false;
@@ -338,7 +341,8 @@ params read_calibration(const std::string& path)
             continue;
         }
         if (!(ls >> value)) {
-            throw std::runtime_error("treefold: calibration file '" + path + "': no number after '" + key + "'");
+            throw std::runtime_error("treefold: calibration file '" + path + "': no number after '" +
+                                     io::printable_excerpt(key) + "'");
         }
         if (key == "alpha_p") {
             out.alpha_p = value;

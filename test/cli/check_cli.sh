@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # End-to-end checks of `treefold sum` and `treefold plan`.
-# Usage: check_cli.sh <treefold binary> <mpiexec> <psllh data dir (may be absent)>
+# Usage: check_cli.sh <treefold binary> <mpiexec> <psllh data dir (may be absent)> [<version>]
 set -u
-tool="$1"; mpiexec="$2"; data="$3"
+tool="$1"; mpiexec="$2"; data="$3"; version="${4:-}"
 work="$(mktemp -d)"; trap 'rm -rf "$work"' EXIT
 mpirun=("$mpiexec" --oversubscribe --mca mpi_yield_when_idle 1)
 failures=0; passes=0
@@ -80,6 +80,72 @@ out="$("$tool" plan --n 1024 --p 2 --distribution even-lower)"
 grep -Eq '^even-lower +1 +512 +512' <<<"$out" && pass || fail "plan output: $out"
 "$tool" plan --n 10 >/dev/null 2>&1; [[ $? -eq 2 ]] && pass || fail "plan without --p should exit 2"
 "$tool" plan --n 0 --p 2 >/dev/null 2>&1; [[ $? -eq 2 ]] && pass || fail "plan with N = 0 should exit 2"
+
+# 5. The front door: --version, --help everywhere, - for standard input, input errors exit 2
+# with one message (issue 14), and what an audit fed it (issue 16): FIFOs, out-of-range
+# numbers, NUL bytes.
+out="$("$tool" --version)"; rc=$?
+[[ $rc -eq 0 && "$out" =~ ^treefold\ [0-9]+\.[0-9]+\.[0-9]+$ ]] && pass || fail "--version: rc $rc, '$out'"
+[[ -z "$version" || "$out" == "treefold $version" ]] && pass || fail "--version says '$out', project is $version"
+for args in "plan:--t-send" "schedule:--calibration" "sum:--exchange" "calibrate:--out"; do
+  cmd="${args%%:*}"; option="${args#*:}"
+  out="$("$tool" "$cmd" --help 2>&1)"; rc=$?
+  [[ $rc -eq 0 && "$out" == "usage: "*"treefold $cmd"* && "$out" == *"$option"* ]] && pass \
+    || fail "$cmd --help: rc $rc, output: $out"
+done
+n="$(timeout 60 "${mpirun[@]}" -n 2 "$tool" sum --help 2>&1 | grep -c '^usage:')"
+[[ "$n" == 1 ]] && pass || fail "sum --help at p = 2 printed usage $n times"
+
+# - reads standard input: the same bits as the file.
+got="$(timeout 60 "${mpirun[@]}" -n 2 "$tool" sum - --repeat 1 < "$work/values.txt" 2>&1 | sed -n 's/^tree sum bits *: *//p')"
+[[ -n "$got" && "$got" == "$t1" ]] && pass || fail "sum - (stdin) gives '$got', the file gives '$t1'"
+out="$(printf 'alpha_p 2\nalpha_r 0.5\n' | "$tool" schedule --p 8 --calibration -)"
+grep -q 'alpha_p = 2 us, alpha_r = 0.5 us' <<<"$out" && pass || fail "schedule --calibration - : $out"
+
+# Input errors of the commands without MPI: exit 2, one line, one "treefold" prefix.
+expect_bad_serial() { # expect_bad_serial <pattern> <args...>
+  local pattern="$1"; shift
+  local out rc
+  out="$(timeout 60 "$tool" "$@" 2>&1)"; rc=$?
+  if [[ $rc -ne 2 ]]; then fail "exit $rc (want 2): $*: $out"; return; fi
+  [[ "$(wc -l <<<"$out")" -eq 1 && "$out" != *"treefold: "* ]] && grep -q -- "$pattern" <<<"$out" && pass \
+    || fail "message for '$*' was: $out"
+}
+expect_bad_serial "does not exist" schedule --p 4 --calibration "$work/missing.txt"
+expect_bad_serial "t-send must be a finite number >= 0, got -1" plan --n 10 --p 2 --t-send -1
+expect_bad_serial "t-op must be a finite number >= 0" plan --n 10 --p 2 --t-op -0.5
+expect_bad_serial "alpha-p must be a finite number >= 0" schedule --p 4 --alpha-p -1 --alpha-r 1
+expect_bad_serial "alpha-r must be a finite number >= 0" schedule --p 4 --alpha-p 1 --alpha-r -2
+expect_bad_serial "noise must be a finite number >= 0" schedule --p 4 --noise -1
+
+# Not a regular file: refused at once (a FIFO used to block rank 0 in open() for ever).
+mkfifo "$work/fifo"
+expect_bad "is a FIFO (named pipe), not a regular file" sum "$work/fifo"
+expect_bad_serial "is a FIFO (named pipe), not a regular file" schedule --p 4 --calibration "$work/fifo"
+expect_bad "is a character device" sum /dev/zero
+out="$(TREEFOLD_CALIBRATION="$work/fifo" timeout 60 "${mpirun[@]}" -n 2 "$tool" sum --repeat 1 --exchange automatic 2>&1)"; rc=$?
+[[ $rc -eq 2 ]] && grep -q "TREEFOLD_CALIBRATION" <<<"$out" && pass || fail "TREEFOLD_CALIBRATION=FIFO: rc $rc: $out"
+expect_bad "could not write" calibrate --out "$work" --min-level 1 --max-level 1
+
+# Binary data, NUL bytes and out-of-range numbers in a text file.
+printf '1\n2\x003\n' > "$work/nul.txt"
+expect_bad "line 2: binary data (byte 0x00 at column 2), not a number per line; a .binpsllh file needs" sum "$work/nul.txt"
+cp "$work/lying.binpsllh" "$work/binary.txt"
+expect_bad "line 1: binary data" sum "$work/binary.txt"
+printf 'al\x00pha\n' > "$work/nul_cal.txt"
+expect_bad_serial "no number after 'al.x00pha'" schedule --p 4 --calibration "$work/nul_cal.txt"
+printf '1\n1e400\n' > "$work/big.txt"
+expect_bad "line 2: '1e400' is out of the range of a double" sum "$work/big.txt"
+printf '%s\n' 1 2 -1e400 > "$work/minus_big.txt"
+expect_bad "line 3: '-1e400' is out of the range" sum "$work/minus_big.txt"
+{ echo 1; head -c 2000000 /dev/zero | tr '\0' '7'; echo; } > "$work/digits.txt"
+out="$(timeout 60 "${mpirun[@]}" -n 2 "$tool" sum "$work/digits.txt" 2>&1)"; rc=$?
+out="$(grep '^treefold' <<<"$out")"
+[[ $rc -eq 2 && ${#out} -lt 400 && "$out" == *"(2000000 characters)' is out of the range"* ]] && pass \
+  || fail "a 2 MB line of digits: rc $rc, ${#out} characters: ${out:0:400}"
+printf '1e-400\n3e-310\ninf\n' > "$work/small.txt"
+got="$(bits_at 2 "$work/small.txt" --repeat 1)"
+[[ "$got" == 7FF0000000000000 ]] && pass || fail "underflow and a written inf must be accepted: '$got'"
 
 echo "cli: $passes passed, $failures failed"
 [[ $failures -eq 0 ]]

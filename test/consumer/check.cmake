@@ -1,6 +1,8 @@
 # Installs the treefold build in BUILD_DIR into WORK_DIR/prefix, then builds and runs the
 # consumer project twice: once through find_package(treefold CONFIG) from that prefix and
-# once through add_subdirectory of the source tree.
+# once through add_subdirectory of the source tree. The installed MPI test kit is checked
+# from the prefix (kit.cmake): its ctests pass (the failing ones fail as they must), and a
+# BOOST_REQUIRE failing on one rank ends the run quickly with that rank's message.
 file(REMOVE_RECURSE ${WORK_DIR})
 get_filename_component(TREEFOLD_SOURCE ${CONSUMER_SOURCE}/../.. ABSOLUTE)
 function(run)
@@ -23,3 +25,36 @@ foreach(mode installed subdirectory)
   run(mpiexec -n 2 --oversubscribe ${WORK_DIR}/${mode}/consumer)
   run(mpiexec -n 3 --oversubscribe ${WORK_DIR}/${mode}/consumer_front_door)
 endforeach()
+
+# The test kit, from the install.
+set(build ${WORK_DIR}/installed)
+run(${CMAKE_COMMAND} --build ${build} --target consumer_kit -j 2)
+run(${CMAKE_CTEST_COMMAND} --test-dir ${build} --output-on-failure -R consumer_kit)
+function(run_failing_case test_case out_var seconds_var)
+  string(TIMESTAMP t0 "%s")
+  execute_process(COMMAND mpiexec -n 2 --oversubscribe ${build}/consumer_kit --run_test=${test_case}
+    RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out TIMEOUT 90)
+  string(TIMESTAMP t1 "%s")
+  math(EXPR seconds "${t1} - ${t0}")
+  if(rc EQUAL 0)
+    message(FATAL_ERROR "${test_case} should fail but exited 0:\n${out}")
+  endif()
+  set(${out_var} "${out}" PARENT_SCOPE)
+  set(${seconds_var} ${seconds} PARENT_SCOPE)
+endfunction()
+run_failing_case(check_fails_on_one_rank out seconds)
+if(NOT out MATCHES "deliberate CHECK failure on rank 1" OR
+   NOT out MATCHES "test case \"check_fails_on_one_rank\" failed on rank\\(s\\) 1 of 2" OR
+   NOT out MATCHES "1 of 2 rank\\(s\\) failed")
+  message(FATAL_ERROR "a CHECK failing on one rank was not reported as expected:\n${out}")
+endif()
+run_failing_case(require_fails_on_one_rank out seconds)
+if(NOT out MATCHES "deliberate REQUIRE failure on rank 1" OR
+   NOT out MATCHES "rank 1 of 2: test case \"require_fails_on_one_rank\" was aborted")
+  message(FATAL_ERROR "a REQUIRE failing on one rank was not reported as expected:\n${out}")
+endif()
+# The grace period is 5 s; starting MPI twice takes a few more. The test's timeout is 120 s.
+if(seconds GREATER 40)
+  message(FATAL_ERROR "a REQUIRE failing on one rank took ${seconds} s to end the run:\n${out}")
+endif()
+message(STATUS "kit: a REQUIRE failing on one rank ended the run in ${seconds} s")

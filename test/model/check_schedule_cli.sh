@@ -37,8 +37,12 @@ expect_bad "alpha_r > 0" --p 12 --alpha-r 0
 expect_bad "between 1 and" --p 0
 expect_bad "not both" --p 4 --calibration "$work/cal.txt" --alpha-p 1
 expect_bad "required" --alpha-p 1
-"$tool" schedule --p 4 --calibration "$work/missing.txt" >/dev/null 2>&1; rc=$?
-[[ $rc -ne 0 ]] || fail "missing calibration file accepted"
+expect_bad "file '$work/missing.txt' does not exist" --p 4 --calibration "$work/missing.txt"
+# One prefix: "treefold schedule: file ...", not "treefold schedule: treefold: ...".
+msg="$("$tool" schedule --p 4 --calibration "$work/missing.txt" 2>&1)"
+[[ "$msg" != *"treefold: "* ]] || fail "doubled prefix: $msg"
+printf 'alpha_p 1e400\nalpha_r 1\n' > "$work/huge.txt"
+expect_bad "no number after 'alpha_p'" --p 4 --calibration "$work/huge.txt"
 
 [[ $failures -eq 0 ]] && echo "all schedule CLI checks passed"
 exit $((failures > 0))

@@ -2,6 +2,7 @@
 /// In-place allgatherv over a Boost.MPI communicator (raw MPI: Boost.MPI's all_gatherv has no
 /// in-place form).
 
+#include "treefold/config.hpp"
 #include "treefold/comm_view.hpp"
 
 #include <boost/mpi/communicator.hpp>

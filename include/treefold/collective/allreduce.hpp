@@ -11,6 +11,7 @@
 ///   order in which the ranks' values are combined depends on p (use the schedules when it
 ///   must not).
 
+#include "treefold/config.hpp"
 #include "treefold/comm_view.hpp"
 #include "treefold/error.hpp"
 #include "treefold/net/comm.hpp"

@@ -1,6 +1,7 @@
 #pragma once
 /// Distributing values held by one rank over a block layout (load once, scatter once).
 
+#include "treefold/config.hpp"
 #include "treefold/comm_view.hpp"
 #include "treefold/io/values_file.hpp"
 #include "treefold/layout/block_layout.hpp"

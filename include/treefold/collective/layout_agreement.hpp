@@ -3,6 +3,7 @@
 /// collective over `comm`, and when it throws it throws the same std::invalid_argument on
 /// every rank (every rank decides from the same gathered data), so no rank is left waiting.
 
+#include "treefold/config.hpp"
 #include "treefold/comm_view.hpp"
 #include "treefold/layout/block_layout.hpp"
 

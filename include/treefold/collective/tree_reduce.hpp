@@ -26,6 +26,7 @@
 ///   throws std::invalid_argument on every rank before any message. All ranks must pass
 ///   the same n, root and shape, as with MPI_Reduce.
 
+#include "treefold/config.hpp"
 #include "treefold/comm_view.hpp"
 #include "treefold/concepts.hpp"
 #include "treefold/error.hpp"

@@ -2,6 +2,7 @@
 /// Distributed sum of outer products: every rank ends with G = Σ a_k b_kᵀ (n x m, row-major)
 /// over all vector pairs (a_k, b_k) held by all ranks.
 
+#include "treefold/config.hpp"
 #include "treefold/comm_view.hpp"
 
 #include <boost/mpi/communicator.hpp>

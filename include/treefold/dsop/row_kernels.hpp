@@ -3,6 +3,7 @@
 /// one row, and the sum of a sequence of rows along the fixed tree. Element-wise xsimd
 /// operations only: lanes never mix, so vectorising changes no bits.
 
+#include "treefold/config.hpp"
 #include "treefold/kernel/rows.hpp"
 
 #include <xsimd/xsimd.hpp>

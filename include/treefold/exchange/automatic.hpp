@@ -3,7 +3,7 @@
 /// plan. Every candidate gives the same bits, so the choice changes only the time.
 ///
 /// The choice, made collectively when the plan is built:
-/// 1. TREEFOLD_EXCHANGE=<name> in the environment forces one of `automatic_candidates`
+/// 1. TREEFOLD_EXCHANGE=NAME in the environment forces one of `automatic_candidates`
 ///    (for experiments; it must be the same on every rank, else every rank throws).
 /// 2. Otherwise the choice TREEFOLD_CALIBRATION's file holds for this (p, ceil(log2 N),
 ///    sizeof(T)), if any (written by `treefold calibrate`; readable on every rank, or every
@@ -18,6 +18,7 @@
 ///    and a cached choice is used only when every rank has it (rank 0's value is taken).
 /// On one rank, or for N = 0, the tree exchange is taken without calibration.
 
+#include "treefold/config.hpp"
 #include "treefold/exchange/direct.hpp"
 #include "treefold/exchange/native.hpp"
 #include "treefold/exchange/outcome.hpp"
@@ -29,6 +30,7 @@
 #include <boost/mpi/collectives.hpp>
 #include <boost/mpi/communicator.hpp>
 #include <boost/mpi/timer.hpp>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <array>
@@ -96,6 +98,11 @@ inline bool load_calibration_file()
     const std::lock_guard<std::mutex> lock(calibrated_choices_lock());
     if (loaded == path) {
         return true;
+    }
+    // Only a regular file: opening a FIFO would block every rank (POSIX stat, no <filesystem>).
+    struct stat status {};
+    if (::stat(path, &status) != 0 || !S_ISREG(status.st_mode)) {
+        return false;
     }
     std::ifstream in(path);
     std::map<std::tuple<int, unsigned, std::size_t>, int> entries;

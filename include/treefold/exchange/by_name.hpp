@@ -2,6 +2,7 @@
 /// Choosing an exchange by name at run time (command lines, benchmark drivers): every exchange
 /// the library ships, under one spelling, so programs do not each keep their own list.
 
+#include "treefold/config.hpp"
 #include "treefold/topology/tree_shape.hpp"
 #include "treefold/exchange/automatic.hpp"
 #include "treefold/exchange/direct.hpp"

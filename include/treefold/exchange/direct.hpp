@@ -5,6 +5,7 @@
 /// target changes, before a local node of more than 64 elements is computed, and before any
 /// blocking receive. The owner of index 0 ends with the root.
 
+#include "treefold/config.hpp"
 #include "treefold/exchange/outcome.hpp"
 #include "treefold/exchange/routed_run.hpp"
 #include "treefold/layout/block_layout.hpp"

@@ -11,6 +11,7 @@
 /// through the plan's state, attached to the record datatype MPI hands the operation.
 /// Elements that are not trivially copyable use the binomial tree exchange instead.
 
+#include "treefold/config.hpp"
 #include "treefold/exchange/outcome.hpp"
 #include "treefold/exchange/tree.hpp"
 #include "treefold/frontier_record.hpp"

@@ -9,6 +9,7 @@
 /// routes as the direct exchange (routes.hpp) fix which pieces a rank expects from whom.
 /// Construction and destruction are collective (the queue's MPI window).
 
+#include "treefold/config.hpp"
 #include "treefold/exchange/outcome.hpp"
 #include "treefold/exchange/routed_run.hpp"
 #include "treefold/layout/routes.hpp"

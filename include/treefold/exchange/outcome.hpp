@@ -1,6 +1,7 @@
 #pragma once
 /// What an exchange plan's run() leaves on a rank, and the contract every plan meets.
 
+#include "treefold/config.hpp"
 #include "treefold/error.hpp"
 #include "treefold/frontier.hpp"
 #include "treefold/kernel/ops.hpp"

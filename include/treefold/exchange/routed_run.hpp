@@ -2,6 +2,7 @@
 /// The run loop the direct and the one-sided exchanges share; they differ only in how pieces
 /// travel (the port).
 
+#include "treefold/config.hpp"
 #include "treefold/exchange/outcome.hpp"
 #include "treefold/frontier.hpp"
 #include "treefold/layout/block_layout.hpp"

@@ -9,6 +9,7 @@
 /// The nodes of every frontier that travels are known from the layout, so only values go on
 /// the wire. Frontier merges are exact, so the root has the tree's bits on every rank.
 
+#include "treefold/config.hpp"
 #include "treefold/concepts.hpp"
 #include "treefold/exchange/outcome.hpp"
 #include "treefold/frontier.hpp"

@@ -10,6 +10,7 @@
 /// `inorder` shape none after), and sends the result to its parent: exactly p - 1
 /// messages. The rank at the shape's root position ends with the root of the tree.
 
+#include "treefold/config.hpp"
 #include "treefold/concepts.hpp"
 #include "treefold/exchange/outcome.hpp"
 #include "treefold/net/transport.hpp"

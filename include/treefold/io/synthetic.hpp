@@ -2,6 +2,8 @@
 /// Deterministic synthetic inputs, a pure function of the global index, so every rank can
 /// make its own block without communication and every run sees the same values.
 
+#include "treefold/config.hpp"
+
 #include <cstdint>
 #include <stdexcept>
 #include <string>

@@ -9,6 +9,8 @@
 /// enumerator ops::builtin_kind::OP), in that order; A is passed through (it may be empty).
 /// TREEFOLD_KERNEL_EACH(X) expands X(T, OP) for every pair.
 
+#include "treefold/config.hpp"
+
 #include <cstdint>
 
 #define TREEFOLD_KERNEL_TYPES(X, A) X(A, double) X(A, float) X(A, std::int32_t) X(A, std::int64_t)

@@ -15,6 +15,7 @@
 ///   generic body does not compile for batches.
 /// - Anything else: kernel::scalar.
 
+#include "treefold/config.hpp"
 #include "treefold/kernel/ops.hpp"
 #include "treefold/kernel/rows.hpp"
 #include "treefold/kernel/scalar.hpp"

@@ -4,6 +4,8 @@
 /// Part of simd_impl.hpp; compiled to something only in translation units built with the
 /// architecture's flags (XSIMD_WITH_AVX2).
 
+#include "treefold/config.hpp"
+
 #include <xsimd/xsimd.hpp>
 
 #include <bit>

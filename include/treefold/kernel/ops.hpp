@@ -6,6 +6,7 @@
 /// std::multiplies of the element type) and route them to the precompiled per-architecture
 /// instantiations; any other operator callable on batches takes the header-only SIMD path.
 
+#include "treefold/config.hpp"
 #include "treefold/kernel/builtins.hpp"
 
 #include <array>

@@ -8,6 +8,8 @@
 /// and the last k mod W columns in one padded register. Rows are independent across columns,
 /// so no lane ever needs to move: only vertical operator calls.
 
+#include "treefold/config.hpp"
+
 #include <xsimd/xsimd.hpp>
 
 #include <bit>

@@ -8,6 +8,8 @@
 /// tree inside depends on len alone, so the caller need not pass x. The SIMD kernels
 /// (kernel/simd.hpp) implement the same contract and must return the same bits.
 
+#include "treefold/config.hpp"
+
 #include <bit>
 #include <cassert>
 #include <cstddef>

@@ -10,6 +10,7 @@
 /// only on a CPU that has the architecture (see simd_supported); kernel::best does that
 /// check for you.
 
+#include "treefold/config.hpp"
 #include "treefold/kernel/ops.hpp"
 
 #include <xsimd/config/xsimd_arch.hpp>

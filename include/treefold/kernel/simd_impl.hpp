@@ -1,7 +1,7 @@
 #pragma once
 /// Definition of kernel::simd<Arch>::reduce_node. Include it only in translation units
 /// compiled with the flags of every architecture they instantiate (libtreefold's
-/// src/kernel/simd_<arch>.cpp, or a user's own TU for an operator of their own).
+/// src/kernel/simd_\<arch\>.cpp, or a user's own TU for an operator of their own).
 ///
 /// Lane schedule (doc/design.md, "SIMD kernels"). A register holds W consecutive values.
 /// `fold` takes W registers r_0..r_{W-1} and returns one register whose lane j is the tree
@@ -17,6 +17,7 @@
 /// mask per lane: where the right child lies past the end the left child is copied
 /// (pass-through), never combined with an invented identity.
 
+#include "treefold/config.hpp"
 #include "treefold/kernel/lanes_avx2.hpp"
 #include "treefold/kernel/lanes_avx512f.hpp"
 #include "treefold/kernel/simd.hpp"

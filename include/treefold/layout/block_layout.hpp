@@ -1,6 +1,7 @@
 #pragma once
 /// Block layouts: which contiguous block of the N global indices each rank holds.
 
+#include "treefold/config.hpp"
 #include "treefold/tree/node.hpp"
 
 #include <cstdint>

@@ -1,6 +1,7 @@
 #pragma once
 /// Distribution policies: per-rank counts for N indices over p ranks (blocks in rank order).
 
+#include "treefold/config.hpp"
 #include "treefold/tree/node.hpp"
 
 #include <concepts>

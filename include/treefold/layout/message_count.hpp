@@ -5,6 +5,7 @@
 /// that is the right child of a parent owned by another rank is an outbound subtree root: one
 /// message (before buffering) to the parent's owner.
 
+#include "treefold/config.hpp"
 #include "treefold/layout/block_layout.hpp"
 
 #include <cstdint>

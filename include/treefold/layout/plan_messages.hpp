@@ -7,6 +7,7 @@
 /// position). So the counts of a call at any p can be computed in one process, and the tests
 /// check them against what the reducer actually counts.
 
+#include "treefold/config.hpp"
 #include "treefold/layout/block_layout.hpp"
 #include "treefold/layout/routes.hpp"
 

@@ -3,6 +3,7 @@
 /// computes rule (a rank owns the nodes whose first index lies in its block). Shared by the
 /// direct and the one-sided exchanges; derived from the layout alone, no communication.
 
+#include "treefold/config.hpp"
 #include "treefold/layout/block_layout.hpp"
 #include "treefold/tree/decompose.hpp"
 

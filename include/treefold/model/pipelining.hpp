@@ -10,8 +10,10 @@
 /// (b+1)ln(b+1) − b = c, and no slower than recursive doubling up to b_upper with
 /// (c+b)·log_{b+1} 2 = c+1. Both have closed forms through Lambert W.
 
+#include "treefold/config.hpp"
 #include "treefold/topology/schedule.hpp"
 
+#include <istream>
 #include <string>
 
 namespace treefold::model {
@@ -54,8 +56,12 @@ topology::schedule heuristic(int p, const params& m);
 topology::schedule best(int p, const params& m);
 
 /// α_p and α_r stored in a calibration file (lines `alpha_p <value>` and `alpha_r <value>`,
-/// `#` comments). Throws std::runtime_error naming the file and what is missing.
+/// `#` comments). Throws std::runtime_error naming the file and what is missing or wrong
+/// (io::file_error when it is missing or not a regular file, std::invalid_argument when a
+/// value is out of range, params::check).
 params read_calibration(const std::string& path);
+/// read_calibration from a stream; `name` is what messages call it.
+params read_calibration(std::istream& in, const std::string& name);
 /// Writes a calibration file readable by read_calibration (with a comment line).
 void write_calibration(const std::string& path, const params& m, const std::string& comment);
 

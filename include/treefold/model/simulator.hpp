@@ -11,6 +11,7 @@
 /// so arrivals are spread), and factor-only schedules on p = (b+1)^k finish at
 /// (α_p + b·α_r)·log_{b+1} p.
 
+#include "treefold/config.hpp"
 #include "treefold/topology/schedule.hpp"
 #include "treefold/model/pipelining.hpp"
 

@@ -2,6 +2,8 @@
 /// The private communicators treefold's collectives talk on, so that their messages never
 /// meet the caller's or another library's.
 
+#include "treefold/config.hpp"
+
 #include <boost/mpi/communicator.hpp>
 #include <mpi.h>
 

@@ -4,6 +4,7 @@
 /// MPI, since Boost.MPI has no form for an arbitrary MPI_Datatype; failures in the framing of
 /// net/transport.hpp. MPI errors are thrown as net::mpi_error.
 
+#include "treefold/config.hpp"
 #include "treefold/error.hpp"
 #include "treefold/net/transport.hpp"
 

@@ -5,6 +5,8 @@
 /// user-defined operations lose functor state, which treefold must not). MPI passes the
 /// reduction's datatype handle to the operation, so the operation finds its state there.
 
+#include "treefold/config.hpp"
+
 #include <mpi.h>
 
 #include <cstddef>

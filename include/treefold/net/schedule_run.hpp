@@ -20,6 +20,7 @@
 /// are non-blocking (a multicast of f−1 messages). The runner uses every tag of the
 /// communicator it is given: give it a private one (net/comm.hpp).
 
+#include "treefold/config.hpp"
 #include "treefold/error.hpp"
 #include "treefold/net/transport.hpp"
 #include "treefold/topology/schedule.hpp"

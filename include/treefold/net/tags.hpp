@@ -10,6 +10,8 @@
 
 #include <cstdint>
 
+#include "treefold/config.hpp"
+
 namespace treefold::net::tag {
 
 inline constexpr int values = 1;         ///< kind: a payload of values (any count, any codec)

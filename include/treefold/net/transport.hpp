@@ -16,6 +16,7 @@
 /// - A rank that cannot go on still sends exactly one such framed message wherever values were
 ///   expected, so nobody is left waiting and no message is left for the next call.
 
+#include "treefold/config.hpp"
 #include "treefold/error.hpp"
 #include "treefold/net/tags.hpp"
 

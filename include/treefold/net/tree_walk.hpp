@@ -7,6 +7,7 @@
 /// to it and sends a failure wherever values were expected, so no peer waits and no message is
 /// left behind. A rank keeps the first failure it knows of.
 
+#include "treefold/config.hpp"
 #include "treefold/error.hpp"
 #include "treefold/topology/tree_shape.hpp"
 

@@ -21,6 +21,8 @@
 /// `2 2 2` (recursive doubling, p = 8), `collapse(4,2) 2 2 expand` (p = 6),
 /// `merge(1) 4 3 invmerge` (p = 13). The empty schedule (p = 1) is written `-`.
 
+#include "treefold/config.hpp"
+
 #include <cstdint>
 #include <string>
 #include <string_view>

@@ -20,6 +20,8 @@
 /// one_port_rounds<S>(p) gives the schedule length when a rank receives one message per
 /// round.
 
+#include "treefold/config.hpp"
+
 #include <algorithm>
 #include <array>
 #include <bit>

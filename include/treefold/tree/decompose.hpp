@@ -1,6 +1,7 @@
 #pragma once
 /// Decomposition of an index range into maximal tree nodes (its frontier's nodes).
 
+#include "treefold/config.hpp"
 #include "treefold/tree/node.hpp"
 
 #include <cstddef>

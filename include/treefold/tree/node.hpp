@@ -6,6 +6,8 @@
 /// past N (pass-through), and op((x, y-1), (x + 2^(y-1), y-1)) otherwise. The root is
 /// (0, root_level(N)). Indices are 64-bit; N may be as large as 2^63.
 
+#include "treefold/config.hpp"
+
 #include <bit>
 #include <compare>
 #include <cstdint>

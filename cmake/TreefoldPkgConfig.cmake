@@ -1,0 +1,50 @@
+# treefold.pc for Makefile users: `pkg-config --cflags --libs treefold` gives the whole
+# compile and link line, MPI's C++ libraries and Boost.MPI/Serialization included, as full
+# paths found at configure time (neither has a portable .pc file of its own). The Cflags carry
+# the flags treefold's results depend on: C++20 and no FMA contraction.
+set(_pc_cflags "-std=c++20 -ffp-contract=off -I\${includedir}")
+foreach(dir IN LISTS TREEFOLD_XSIMD_INCLUDE MPI_CXX_INCLUDE_DIRS)
+  if(NOT dir MATCHES "^\\$<" AND NOT dir STREQUAL "/usr/include")
+    string(APPEND _pc_cflags " -I${dir}")
+  endif()
+endforeach()
+foreach(def IN LISTS MPI_CXX_COMPILE_DEFINITIONS)
+  string(APPEND _pc_cflags " -D${def}")
+endforeach()
+foreach(opt IN LISTS MPI_CXX_COMPILE_OPTIONS)
+  string(APPEND _pc_cflags " ${opt}")
+endforeach()
+
+set(_pc_libs "-L\${libdir} -ltreefold")
+foreach(target Boost::mpi Boost::serialization)
+  get_target_property(_loc ${target} IMPORTED_LOCATION_RELEASE)
+  if(NOT _loc)
+    get_target_property(_loc ${target} IMPORTED_LOCATION)
+  endif()
+  if(_loc)
+    string(APPEND _pc_libs " ${_loc}")
+  endif()
+endforeach()
+foreach(lib IN LISTS MPI_CXX_LIBRARIES)
+  string(APPEND _pc_libs " ${lib}")
+endforeach()
+if(MPI_CXX_LINK_FLAGS)
+  string(APPEND _pc_libs " ${MPI_CXX_LINK_FLAGS}")
+endif()
+
+# Relocatable: the prefix is found from the .pc file's own place (cmake --install --prefix).
+file(RELATIVE_PATH _pc_up /prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig /prefix)
+string(REGEX REPLACE "/$" "" _pc_up "${_pc_up}")
+file(WRITE ${PROJECT_BINARY_DIR}/treefold.pc.tmp
+"prefix=\${pcfiledir}/${_pc_up}
+includedir=\${prefix}/${CMAKE_INSTALL_INCLUDEDIR}
+libdir=\${prefix}/${CMAKE_INSTALL_LIBDIR}
+
+Name: treefold
+Description: ${PROJECT_DESCRIPTION}
+Version: ${PROJECT_VERSION}
+Cflags: ${_pc_cflags}
+Libs: ${_pc_libs}
+")
+configure_file(${PROJECT_BINARY_DIR}/treefold.pc.tmp ${PROJECT_BINARY_DIR}/treefold.pc COPYONLY)
+install(FILES ${PROJECT_BINARY_DIR}/treefold.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
