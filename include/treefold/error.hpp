@@ -123,6 +123,13 @@ public:
     failure info;
 };
 
+/// A rank passed a span whose size is not its block's count: thrown on every rank (a
+/// std::invalid_argument naming the rank and both sizes).
+class local_size_error : public std::invalid_argument {
+public:
+    using std::invalid_argument::invalid_argument;
+};
+
 /// A reduce root outside [0, p): std::invalid_argument naming both (every C++ rooted call).
 inline void check_root(int root, int p)
 {
@@ -133,7 +140,7 @@ inline void check_root(int root, int p)
 }
 
 /// The one mapping from a finished call's errors to exceptions: this rank's own exception
-/// first, then a wrong local size (std::invalid_argument naming the rank and sizes), then any
+/// first, then a wrong local size (local_size_error naming the rank and sizes), then any
 /// other failure (remote_failure). Returns normally when the call succeeded.
 inline void throw_if_failed(const std::optional<failure>& failed, const std::exception_ptr& own_error)
 {
@@ -142,7 +149,7 @@ inline void throw_if_failed(const std::optional<failure>& failed, const std::exc
     }
     if (failed) {
         if (failed->what == failure::code::local_size) {
-            throw std::invalid_argument(failed->message());
+            throw local_size_error(failed->message());
         }
         throw remote_failure(*failed);
     }

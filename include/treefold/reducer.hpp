@@ -1,21 +1,27 @@
 #pragma once
 /// The policy-based front door: a reproducible reduction of a distributed array.
 
+#include "treefold/comm_view.hpp"
 #include "treefold/concepts.hpp"
 #include "treefold/exchange/automatic.hpp"
 #include "treefold/exchange/direct.hpp"
 #include "treefold/exchange/tree.hpp"
 #include "treefold/kernel/dispatch.hpp"
+#include "treefold/kernel/ops.hpp"
 #include "treefold/layout/block_layout.hpp"
+#include "treefold/layout/distribution.hpp"
 #include "treefold/reduction_core.hpp"
 #include "treefold/request.hpp"
 
 #include <boost/mpi/communicator.hpp>
 
+#include <array>
+#include <concepts>
 #include <functional>
 #include <optional>
 #include <span>
 #include <stdexcept>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 
@@ -29,7 +35,8 @@ namespace treefold {
 ///   bytes, any other type through Boost.Serialization.
 /// - Op: any callable T(const T& left, const T& right): functors, function pointers, lambdas
 ///   with captured state (kept in the reducer and called on this rank). Neither associativity
-///   nor commutativity is assumed; the left operand always covers lower indices.
+///   nor commutativity is assumed; the left operand always covers lower indices. The
+///   default, ops::plus, is `a + b` (signed integers wrap), as for row_reducer.
 /// - Kernel: the local kernel computing a node from its elements (kernel::best: the SIMD
 ///   kernel of the best architecture the CPU supports, chosen at run time; kernel::scalar
 ///   is the reference).
@@ -37,12 +44,19 @@ namespace treefold {
 ///   fastest here; exchange::native, exchange::direct, exchange::tree<Shape>,
 ///   exchange::one_sided, exchange::scheduled<Generator>).
 ///
-/// Construction is collective: the communicator is duplicated (the reducer's messages never
-/// meet the user's or another reducer's), and all ranks must pass the same layout with one
-/// block per rank, else every rank throws the same std::invalid_argument. The plan is then
-/// reused by every call; calls do not modify the input and, for trivially copyable T,
-/// allocate nothing after the first.
-template <transportable T, reduction_operator<T> Op = std::plus<T>, kernel_policy<T, Op> Kernel = kernel::best,
+/// - The distribution policy (dist::even_upper by default, dist::even_lower,
+///   dist::power_of_two, dist::aligned, or layout::distribution chosen at run time) is the
+///   constructor's: from the global size N it decides every rank's block (local_block()).
+///   A layout passed instead gives any blocks, in any rank order.
+///
+/// Construction is collective: the communicator (a boost::mpi::communicator or a raw
+/// MPI_Comm) is duplicated, so the reducer's messages never meet the user's or another
+/// reducer's, and the duplicate is freed with the reducer; the caller's communicator need
+/// only be valid during construction. All ranks must pass the same layout with one block per
+/// rank, else every rank throws the same std::invalid_argument. The plan is then reused by
+/// every call; calls do not modify the input and, for trivially copyable T, allocate nothing
+/// after the first. make_reducer() names any subset of the axes by tag arguments.
+template <transportable T, reduction_operator<T> Op = ops::plus, kernel_policy<T, Op> Kernel = kernel::best,
           exchange_policy<T> Exchange = exchange::automatic>
     requires std::is_default_constructible_v<T> && std::is_copy_constructible_v<T>
 class reducer {
@@ -54,10 +68,22 @@ public:
     using exchange_type = Exchange;
 
     /// Plans the reduction (collective over `comm`); see the class comment for the checks.
-    reducer(const boost::mpi::communicator& comm, layout::block_layout layout, Op op = Op{})
-        : core_(comm, std::move(layout)), op_(std::move(op))
+    reducer(comm_view comm, layout::block_layout layout, Op op = Op{})
+        : core_(comm.get(), std::move(layout)), op_(std::move(op))
     {
     }
+
+    /// Plans the reduction of N values in blocks in rank order, the blocks decided by the
+    /// distribution policy (collective; every rank must pass the same N, else every rank
+    /// throws std::invalid_argument). Each rank then passes local_block().count values.
+    template <layout::distribution_policy Distribution = dist::even_upper>
+    reducer(comm_view comm, std::uint64_t n, Distribution distribution = {}, Op op = Op{})
+        : reducer(comm, layout::block_layout::from_counts(distribution.counts(n, comm.get().size())), std::move(op))
+    {
+    }
+
+    /// As above with the default distribution (dist::even_upper) and the operator `op`.
+    reducer(comm_view comm, std::uint64_t n, Op op) : reducer(comm, n, dist::even_upper{}, std::move(op)) {}
 
     /// The reduction of all N values, returned on every rank (the same bits everywhere).
     ///
@@ -71,6 +97,9 @@ public:
     /// the broadcast reaches through it (its values cannot reach the result). N = 0 throws std::domain_error on every rank:
     /// there is no value and no identity is invented.
     T all_reduce(std::span<const T> local) { return core_.template all_reduce<Kernel>(local.data(), local.size(), op_); }
+
+    /// all_reduce(local) written to `result` (for T with expensive copies; the same checks).
+    void all_reduce(std::span<const T> local, T& result) { result = all_reduce(local); }
 
     /// The reduction on `root` only (nullopt on the other ranks). Collective; `root` must be
     /// the same on every rank and in [0, p), else std::invalid_argument on the ranks that
@@ -111,6 +140,9 @@ public:
     const layout::block_layout& layout() const { return core_.layout(); }
     /// Number of values this rank must pass.
     std::uint64_t local_count() const { return core_.local_count(); }
+    /// This rank's block of the global index: [start, start + count) (start is meaningless
+    /// for an empty block).
+    layout::block local_block() const { return core_.layout().block_of(core_.communicator().rank()); }
     /// The reducer's own (duplicated) communicator.
     const boost::mpi::communicator& communicator() const { return core_.communicator(); }
     /// The operator (with whatever state it holds).
@@ -120,5 +152,128 @@ private:
     detail::reduction_core<T, Exchange> core_;
     Op op_;
 };
+
+namespace detail {
+
+// The element type an operator takes, for deduction: the first parameter of a function
+// pointer or of a class's (non-template) operator().
+template <class R, class A, class B>
+A first_operand(R (*)(A, B));
+template <class C, class R, class A, class B>
+A first_operand(R (C::*)(A, B));
+template <class C, class R, class A, class B>
+A first_operand(R (C::*)(A, B) const);
+template <class R, class A, class B>
+A first_operand(R (*)(A, B) noexcept);
+template <class C, class R, class A, class B>
+A first_operand(R (C::*)(A, B) noexcept);
+template <class C, class R, class A, class B>
+A first_operand(R (C::*)(A, B) const noexcept);
+
+template <class Op>
+auto operand_of(int) -> decltype(first_operand(&Op::operator()));
+template <class Op>
+auto operand_of(long) -> decltype(first_operand(std::declval<Op>()));
+
+template <class Op>
+using operand_t = std::remove_cvref_t<decltype(operand_of<std::decay_t<Op>>(0))>;
+
+} // namespace detail
+
+/// Deduces T from the operator's parameter (a lambda or functor with one non-template
+/// operator(), or a function pointer): `treefold::reducer r(comm, layout, op);`.
+template <class Op>
+reducer(comm_view, layout::block_layout, Op) -> reducer<detail::operand_t<Op>, Op>;
+template <class Op>
+reducer(comm_view, std::uint64_t, Op) -> reducer<detail::operand_t<Op>, Op>;
+template <layout::distribution_policy D, class Op>
+reducer(comm_view, std::uint64_t, D, Op) -> reducer<detail::operand_t<Op>, Op>;
+
+namespace detail {
+
+// Sorting make_reducer's tag arguments into the axes they name.
+template <class T, class A>
+constexpr bool is_exchange_tag = exchange_policy<std::remove_cvref_t<A>, T>;
+template <class T, class A>
+constexpr bool is_distribution_tag = layout::distribution_policy<std::remove_cvref_t<A>>;
+template <class T, class A>
+constexpr bool is_operator_arg =
+    reduction_operator<std::remove_cvref_t<A>, T> && !is_exchange_tag<T, A> && !is_distribution_tag<T, A>;
+template <class T, class Op, class A>
+constexpr bool is_kernel_tag = kernel_policy<std::remove_cvref_t<A>, T, Op> && !is_operator_arg<T, A>;
+
+/// Index of the first of `flags` that is set (flags.size() - 1 when none is).
+template <std::size_t N>
+consteval std::size_t first_set(const std::array<bool, N>& flags)
+{
+    for (std::size_t i = 0; i + 1 < N; ++i) {
+        if (flags[i]) {
+            return i;
+        }
+    }
+    return N - 1;
+}
+
+template <class Default, std::size_t I, class Tuple>
+decltype(auto) pick(Tuple& args)
+{
+    if constexpr (I < std::tuple_size_v<Tuple>) {
+        return std::get<I>(std::move(args));
+    } else {
+        return Default{};
+    }
+}
+
+template <std::size_t I, class Default, class... A>
+struct picked {
+    using type = Default;
+};
+template <std::size_t I, class Default, class... A>
+    requires(I < sizeof...(A))
+struct picked<I, Default, A...> {
+    using type = std::tuple_element_t<I, std::tuple<std::remove_cvref_t<A>...>>;
+};
+template <std::size_t I, class Default, class... A>
+using picked_t = typename picked<I, Default, A...>::type;
+
+} // namespace detail
+
+/// A reducer for elements T whose axes are named by arguments in any order, each at most
+/// once and every one optional: an operator (ops::plus by default), a kernel tag
+/// (`kernel::scalar{}`; kernel::best by default), an exchange tag (`exchange::tree<>{}`;
+/// exchange::automatic by default) and, when `where` is the global size N, a distribution
+/// tag (`dist::aligned{0.1}`; dist::even_upper by default). `where` is a layout or N.
+/// Collective, as the reducer's constructor:
+///
+///     auto r = treefold::make_reducer<double>(comm, n, [](double a, double b) { return a + b; },
+///                                             treefold::exchange::tree<>{});
+template <transportable T, class Where, class... Args>
+    requires std::same_as<std::remove_cvref_t<Where>, layout::block_layout> || std::integral<std::remove_cvref_t<Where>>
+auto make_reducer(comm_view comm, Where&& where, Args&&... args)
+{
+    constexpr std::size_t op_at = detail::first_set(std::array<bool, sizeof...(Args) + 1>{detail::is_operator_arg<T, Args>..., false});
+    using Op = detail::picked_t<op_at, ops::plus, Args...>;
+    constexpr std::size_t kernel_at = detail::first_set(std::array<bool, sizeof...(Args) + 1>{detail::is_kernel_tag<T, Op, Args>..., false});
+    constexpr std::size_t exchange_at = detail::first_set(std::array<bool, sizeof...(Args) + 1>{detail::is_exchange_tag<T, Args>..., false});
+    constexpr std::size_t dist_at = detail::first_set(std::array<bool, sizeof...(Args) + 1>{detail::is_distribution_tag<T, Args>..., false});
+    constexpr std::size_t named = (op_at < sizeof...(Args)) + (kernel_at < sizeof...(Args)) +
+                                  (exchange_at < sizeof...(Args)) + (dist_at < sizeof...(Args));
+    static_assert(named == sizeof...(Args),
+                  "treefold::make_reducer: every argument after `where` must be one operator on T, one kernel policy, "
+                  "one exchange policy or one distribution policy, each at most once");
+    static_assert(std::integral<std::remove_cvref_t<Where>> || dist_at == sizeof...(Args),
+                  "treefold::make_reducer: a distribution policy applies only when `where` is the global size N");
+    using Kernel = detail::picked_t<kernel_at, kernel::best, Args...>;
+    using Exchange = detail::picked_t<exchange_at, exchange::automatic, Args...>;
+    auto tuple = std::forward_as_tuple(std::forward<Args>(args)...);
+    Op op = detail::pick<ops::plus, op_at>(tuple);
+    if constexpr (std::integral<std::remove_cvref_t<Where>>) {
+        using Dist = detail::picked_t<dist_at, dist::even_upper, Args...>;
+        return reducer<T, Op, Kernel, Exchange>(comm, static_cast<std::uint64_t>(where),
+                                                Dist(detail::pick<dist::even_upper, dist_at>(tuple)), std::move(op));
+    } else {
+        return reducer<T, Op, Kernel, Exchange>(comm, std::forward<Where>(where), std::move(op));
+    }
+}
 
 } // namespace treefold

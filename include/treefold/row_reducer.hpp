@@ -7,6 +7,7 @@
 /// For a width known at compile time, treefold::reducer<std::array<T, k>,
 /// ops::columnwise<Op>> does the same with rows that travel as raw bytes.
 
+#include "treefold/comm_view.hpp"
 #include "treefold/concepts.hpp"
 #include "treefold/exchange/direct.hpp"
 #include "treefold/exchange/tree.hpp"
@@ -19,11 +20,13 @@
 #include <boost/mpi/communicator.hpp>
 #include <boost/serialization/vector.hpp>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <span>
 #include <stdexcept>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -53,8 +56,12 @@ struct row {
 template <class T, reduction_operator<T> Op = ops::plus, exchange_policy<row<T>> Exchange = exchange::direct>
 class row_reducer {
 public:
+    using value_type = T;
+    using operator_type = Op;
+    using exchange_type = Exchange;
+
     /// Plans the reduction of rows of `k` values (collective over `comm`); k must be > 0.
-    row_reducer(const boost::mpi::communicator& comm, layout::block_layout layout, std::size_t k, Op op = Op{})
+    row_reducer(comm_view comm, layout::block_layout layout, std::size_t k, Op op = Op{})
         : core_(comm, std::move(layout), k), k_(k), op_(std::move(op)), anchors_(core_.local_count())
     {
     }
@@ -66,6 +73,19 @@ public:
     {
         row_op ro{&op_, k_, local.data(), anchors_.data()};
         return core_.template all_reduce<row_kernel>(anchors_.data(), local.size(), ro).values;
+    }
+
+    /// all_reduce(local) written to `result`, which must hold width() values (checked after
+    /// the collective call, so a wrong size throws std::invalid_argument on this rank alone
+    /// and leaves no rank waiting).
+    void all_reduce(std::span<const T> local, std::span<T> result)
+    {
+        std::vector<T> values = all_reduce(local);
+        if (result.size() != k_) {
+            throw std::invalid_argument("treefold: row_reducer result buffer holds " + std::to_string(result.size()) +
+                                        " values, the row width is " + std::to_string(k_));
+        }
+        std::copy(values.begin(), values.end(), result.begin());
     }
 
     /// The k column results on `root` only (nullopt elsewhere). Collective.

@@ -10,7 +10,7 @@
 
 namespace treefold::collective {
 
-std::uint64_t read_on_root(const boost::mpi::communicator& comm, const std::filesystem::path& path,
+std::uint64_t read_on_root(comm_view comm, const std::filesystem::path& path,
                            std::vector<double>& all, int root)
 {
     std::string error;
@@ -31,7 +31,7 @@ std::uint64_t read_on_root(const boost::mpi::communicator& comm, const std::file
     return n;
 }
 
-std::vector<double> scatter_blocks(const boost::mpi::communicator& comm, const std::vector<double>& all,
+std::vector<double> scatter_blocks(comm_view comm, const std::vector<double>& all,
                                    const layout::block_layout& layout, int root)
 {
     // Every rank can check the layout itself; only the root knows the data's size, so its

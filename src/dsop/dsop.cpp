@@ -137,7 +137,7 @@ void compute_rows(std::span<T> rows, std::size_t first, std::span<const T> all_a
 } // namespace
 
 template <class T>
-void sum_outer_products(const mpi::communicator& comm, std::span<const T> a, std::span<const T> b, std::size_t n,
+void sum_outer_products(comm_view comm, std::span<const T> a, std::span<const T> b, std::size_t n,
                         std::size_t m, std::span<T> g, algorithm alg, summation order)
 {
     const call_shape shape = validate(comm, a.size(), b.size(), n, m, g.size(), alg, order);
@@ -171,9 +171,9 @@ void sum_outer_products(const mpi::communicator& comm, std::span<const T> a, std
     }
 }
 
-template void sum_outer_products<float>(const mpi::communicator&, std::span<const float>, std::span<const float>,
+template void sum_outer_products<float>(comm_view, std::span<const float>, std::span<const float>,
                                         std::size_t, std::size_t, std::span<float>, algorithm, summation);
-template void sum_outer_products<double>(const mpi::communicator&, std::span<const double>, std::span<const double>,
+template void sum_outer_products<double>(comm_view, std::span<const double>, std::span<const double>,
                                          std::size_t, std::size_t, std::span<double>, algorithm, summation);
 
 } // namespace treefold::dsop

@@ -46,8 +46,8 @@ std::uint64_t atomic_op(MPI_Win win, int target, MPI_Aint disp, std::uint64_t op
 
 } // namespace
 
-mpsc_queue::mpsc_queue(const boost::mpi::communicator& comm, std::size_t slots_per_half, std::size_t slot_bytes)
-    : comm_(comm, boost::mpi::comm_duplicate), slots_per_half_(slots_per_half), slot_bytes_(slot_bytes)
+mpsc_queue::mpsc_queue(comm_view comm, std::size_t slots_per_half, std::size_t slot_bytes)
+    : comm_(comm.get(), boost::mpi::comm_duplicate), slots_per_half_(slots_per_half), slot_bytes_(slot_bytes)
 {
     // Agree first, then decide from the same data: every rank throws the same error.
     const std::array<std::uint64_t, 2> mine{slots_per_half, slot_bytes};

@@ -11,6 +11,7 @@
 ///   order in which the ranks' values are combined depends on p (use the schedules when it
 ///   must not).
 
+#include "treefold/comm_view.hpp"
 #include "treefold/error.hpp"
 #include "treefold/net/comm.hpp"
 #include "treefold/net/schedule_run.hpp"
@@ -73,7 +74,7 @@ struct elements_codec {
 class schedule_allreducer {
 public:
     /// Plans `s` for this rank of `comm`.
-    schedule_allreducer(const boost::mpi::communicator& comm, const topology::schedule& s)
+    schedule_allreducer(comm_view comm, const topology::schedule& s)
         : runner_(net::private_communicator(comm), s)
     {
     }
@@ -129,7 +130,7 @@ private:
 /// remote_failure. Messages travel on the private duplicate of `comm` (net/comm.hpp; made
 /// collectively on the first treefold call with `comm`).
 template <class T, class Op>
-T schedule_allreduce(const boost::mpi::communicator& comm, const topology::schedule& s, const T& value, Op op,
+T schedule_allreduce(comm_view comm, const topology::schedule& s, const T& value, Op op,
                      net::counters* count = nullptr)
 {
     schedule_allreducer run(comm, s);
@@ -141,7 +142,7 @@ T schedule_allreduce(const boost::mpi::communicator& comm, const topology::sched
 /// associative operator (commutative or not). `data.size()` must be the same on every rank
 /// (not checked: a mismatch is an MPI truncation error). Errors as in schedule_allreduce.
 template <class T, class Op>
-void schedule_allreduce_elements(const boost::mpi::communicator& comm, const topology::schedule& s, std::span<T> data, Op op,
+void schedule_allreduce_elements(comm_view comm, const topology::schedule& s, std::span<T> data, Op op,
                                  net::counters* count = nullptr)
 {
     schedule_allreducer run(comm, s);
@@ -188,7 +189,7 @@ void combine_range(std::span<T> data, std::size_t b, std::size_t e, const T* inc
 /// an element-wise commutative and associative operator. `data.size()` must be the same on
 /// every rank (not checked: a mismatch is an MPI truncation error).
 template <class T, class Op>
-void ring_allreduce(const boost::mpi::communicator& comm, std::span<T> data, Op op,
+void ring_allreduce(comm_view comm, std::span<T> data, Op op,
                     net::counters* count = nullptr)
 {
     detail::bandwidth_allreduce(comm, data, count, [&](net::counters& c, int p, int me, std::size_t n) {
@@ -219,7 +220,7 @@ void ring_allreduce(const boost::mpi::communicator& comm, std::span<T> data, Op 
 /// for p not a power of two the first 2r ranks pair up first), in place, with an element-wise
 /// commutative and associative operator. `data.size()` must be the same on every rank.
 template <class T, class Op>
-void rabenseifner_allreduce(const boost::mpi::communicator& comm, std::span<T> data, Op op,
+void rabenseifner_allreduce(comm_view comm, std::span<T> data, Op op,
                             net::counters* count = nullptr)
 {
     detail::bandwidth_allreduce(comm, data, count, [&](net::counters& c, int p, int me, std::size_t n) {

@@ -3,6 +3,7 @@
 /// collective over `comm`, and when it throws it throws the same std::invalid_argument on
 /// every rank (every rank decides from the same gathered data), so no rank is left waiting.
 
+#include "treefold/comm_view.hpp"
 #include "treefold/layout/block_layout.hpp"
 
 #include <boost/mpi/collectives/all_gather.hpp>
@@ -17,7 +18,7 @@
 namespace treefold {
 
 /// Blocks in rank order from each rank's local count (an exclusive prefix sum).
-inline layout::block_layout layout_from_local_size(const boost::mpi::communicator& comm,
+inline layout::block_layout layout_from_local_size(comm_view comm,
                                                    std::uint64_t local_count)
 {
     std::vector<std::uint64_t> counts;
@@ -27,7 +28,7 @@ inline layout::block_layout layout_from_local_size(const boost::mpi::communicato
 
 /// Blocks as each rank declares them: this rank holds [start, start + count). Any order of
 /// blocks is allowed; gaps and overlaps throw on every rank.
-inline layout::block_layout layout_from_block(const boost::mpi::communicator& comm,
+inline layout::block_layout layout_from_block(comm_view comm,
                                               std::uint64_t start, std::uint64_t count)
 {
     const std::array<std::uint64_t, 2> mine{start, count};

@@ -26,6 +26,7 @@
 ///   throws std::invalid_argument on every rank before any message. All ranks must pass
 ///   the same n, root and shape, as with MPI_Reduce.
 
+#include "treefold/comm_view.hpp"
 #include "treefold/concepts.hpp"
 #include "treefold/error.hpp"
 #include "treefold/net/comm.hpp"
@@ -172,7 +173,7 @@ void tree_call(const boost::mpi::communicator& comm, std::span<const T> in, std:
 /// order along `Shape`; on `root` the result goes to out[0..n) (out must hold n values
 /// there; it is not touched elsewhere). Collective.
 template <tree_shape Shape, class T, class Op>
-void tree_reduce(const boost::mpi::communicator& comm, std::span<const T> in, std::span<T> out, Op&& op,
+void tree_reduce(comm_view comm, std::span<const T> in, std::span<T> out, Op&& op,
                  int root)
 {
     detail::tree_call<Shape>(comm, in, out, op, root, false);
@@ -181,7 +182,7 @@ void tree_reduce(const boost::mpi::communicator& comm, std::span<const T> in, st
 /// Reduces one value per rank in rank order along `Shape`: the result on `root`, nullopt
 /// elsewhere. Collective.
 template <tree_shape Shape, class T, class Op>
-std::optional<T> tree_reduce(const boost::mpi::communicator& comm, const T& in, Op&& op, int root)
+std::optional<T> tree_reduce(comm_view comm, const T& in, Op&& op, int root)
 {
     T result{};
     tree_reduce<Shape>(comm, std::span<const T>(&in, 1), std::span<T>(&result, 1), op, root);
@@ -194,14 +195,14 @@ std::optional<T> tree_reduce(const boost::mpi::communicator& comm, const T& in, 
 /// Reduce to the shape's root, then a binomial broadcast: every rank receives the same
 /// bits in out[0..n). Failures are thrown on every rank. Collective.
 template <tree_shape Shape, class T, class Op>
-void tree_all_reduce(const boost::mpi::communicator& comm, std::span<const T> in, std::span<T> out, Op&& op)
+void tree_all_reduce(comm_view comm, std::span<const T> in, std::span<T> out, Op&& op)
 {
     detail::tree_call<Shape>(comm, in, out, op, 0, true);
 }
 
 /// One value per rank; the reduction on every rank. Collective.
 template <tree_shape Shape, class T, class Op>
-T tree_all_reduce(const boost::mpi::communicator& comm, const T& in, Op&& op)
+T tree_all_reduce(comm_view comm, const T& in, Op&& op)
 {
     T result{};
     tree_all_reduce<Shape>(comm, std::span<const T>(&in, 1), std::span<T>(&result, 1), op);

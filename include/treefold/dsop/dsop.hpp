@@ -2,6 +2,8 @@
 /// Distributed sum of outer products: every rank ends with G = Σ a_k b_kᵀ (n x m, row-major)
 /// over all vector pairs (a_k, b_k) held by all ranks.
 
+#include "treefold/comm_view.hpp"
+
 #include <boost/mpi/communicator.hpp>
 
 #include <cstddef>
@@ -44,14 +46,14 @@ algorithm parse_algorithm(const char* text);
 /// m equal on all ranks and positive, a.size() and b.size() multiples of n and m holding the
 /// same k, g.size() == n * m on every rank.
 template <class T>
-void sum_outer_products(const boost::mpi::communicator& comm, std::span<const T> a, std::span<const T> b,
+void sum_outer_products(comm_view comm, std::span<const T> a, std::span<const T> b,
                         std::size_t n, std::size_t m, std::span<T> g, algorithm alg,
                         summation order = summation::fast);
 
-extern template void sum_outer_products<float>(const boost::mpi::communicator&, std::span<const float>,
+extern template void sum_outer_products<float>(comm_view, std::span<const float>,
                                                std::span<const float>, std::size_t, std::size_t, std::span<float>,
                                                algorithm, summation);
-extern template void sum_outer_products<double>(const boost::mpi::communicator&, std::span<const double>,
+extern template void sum_outer_products<double>(comm_view, std::span<const double>,
                                                 std::span<const double>, std::size_t, std::size_t, std::span<double>,
                                                 algorithm, summation);
 

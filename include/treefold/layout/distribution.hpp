@@ -3,6 +3,7 @@
 
 #include "treefold/tree/node.hpp"
 
+#include <concepts>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -40,4 +41,39 @@ struct distribution {
     static distribution parse(std::string_view text);
 };
 
+/// A distribution policy: `d.counts(n, p)` returns p block sizes summing to n, rank r's
+/// block following those of ranks < r. Every rank computes the same counts from (n, p), so
+/// a reducer built from N and a policy needs no exchange to find its blocks.
+template <class D>
+concept distribution_policy = requires(const D& d, index_t n, int p) {
+    { d.counts(n, p) } -> std::same_as<std::vector<index_t>>;
+};
+
 } // namespace treefold::layout
+
+/// The distribution policies as types, the reducer's fourth axis (treefold::reducer's
+/// constructor from N takes one; layout::distribution is the same choice made at run time).
+namespace treefold::dist {
+
+/// layout::even_lower: the remainder on the lowest ranks.
+struct even_lower {
+    std::vector<layout::index_t> counts(layout::index_t n, int p) const { return layout::even_lower(n, p); }
+};
+
+/// layout::even_upper: the remainder on the highest ranks (the reducer's default).
+struct even_upper {
+    std::vector<layout::index_t> counts(layout::index_t n, int p) const { return layout::even_upper(n, p); }
+};
+
+/// layout::power_of_two: 2^k elements per rank, the rest on the last.
+struct power_of_two {
+    std::vector<layout::index_t> counts(layout::index_t n, int p) const { return layout::power_of_two(n, p); }
+};
+
+/// layout::aligned: starts moved to big subtrees within alpha * N / p of the even start.
+struct aligned {
+    double alpha = 0.2;
+    std::vector<layout::index_t> counts(layout::index_t n, int p) const { return layout::aligned(n, p, alpha); }
+};
+
+} // namespace treefold::dist

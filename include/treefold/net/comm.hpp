@@ -5,8 +5,10 @@
 #include <boost/mpi/communicator.hpp>
 #include <mpi.h>
 
+#include <memory>
 #include <stdexcept>
 #include <string>
+#include <typeinfo>
 
 namespace treefold::net {
 
@@ -28,5 +30,18 @@ inline boost::mpi::communicator private_communicator(const boost::mpi::communica
     }
     return boost::mpi::communicator(dup, boost::mpi::comm_attach);
 }
+
+/// A plan kept on a user's communicator by the one-call functions (type-erased).
+struct cached_plan {
+    virtual ~cached_plan() = default;
+};
+
+/// The slot for `key` in the plan cache attached to `comm` (an empty pointer until the caller
+/// fills it). The cache is an attribute of `comm`: duplicates of `comm` start with their own,
+/// and its plans are destroyed when `comm` is freed or, at the latest, when MPI_Finalize
+/// starts (while MPI can still free the plans' communicators). Not collective; not
+/// thread-safe for concurrent calls on the same communicator. Throws std::runtime_error if
+/// MPI refuses the attribute.
+std::unique_ptr<cached_plan>& cached_plan_slot(MPI_Comm comm, const std::type_info& key);
 
 } // namespace treefold::net

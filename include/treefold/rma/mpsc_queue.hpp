@@ -17,6 +17,8 @@
 ///   slots [0, S[h]) (successful reservations are a prefix), resets S[h] and F[h], and returns
 ///   the messages ordered by (key, source), not by arrival.
 
+#include "treefold/comm_view.hpp"
+
 #include <boost/mpi/communicator.hpp>
 
 #include <mpi.h>
@@ -55,7 +57,7 @@ public:
     /// two halves. Throws std::invalid_argument (on every rank: the arguments are checked
     /// after agreeing on them) if they differ between ranks, slot_bytes is not a positive
     /// multiple of 8, or slots_per_half is 0 or 2^32 or more.
-    mpsc_queue(const boost::mpi::communicator& comm, std::size_t slots_per_half, std::size_t slot_bytes = 64);
+    mpsc_queue(comm_view comm, std::size_t slots_per_half, std::size_t slot_bytes = 64);
     ~mpsc_queue();
     mpsc_queue(const mpsc_queue&) = delete;
     mpsc_queue& operator=(const mpsc_queue&) = delete;

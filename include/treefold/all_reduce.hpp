@@ -1,0 +1,99 @@
+#pragma once
+/// One-call reductions: treefold::all_reduce(comm, local, op) and treefold::reduce(comm,
+/// local, root, op) for blocks in rank order, planned on first use and cached on the
+/// communicator.
+
+#include "treefold/comm_view.hpp"
+#include "treefold/concepts.hpp"
+#include "treefold/error.hpp"
+#include "treefold/exchange/automatic.hpp"
+#include "treefold/kernel/dispatch.hpp"
+#include "treefold/kernel/ops.hpp"
+#include "treefold/net/comm.hpp"
+#include "treefold/reduction_core.hpp"
+
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <ranges>
+#include <span>
+#include <utility>
+
+namespace treefold {
+
+namespace detail {
+
+/// The plan the one-call functions keep for elements of type T on one communicator: the
+/// reducer's core over the blocks the ranks passed last (the operator comes with each call).
+template <class T>
+struct one_call_plan final : net::cached_plan {
+    one_call_plan(const boost::mpi::communicator& comm, layout::block_layout layout) : core(comm, std::move(layout)) {}
+    reduction_core<T, exchange::automatic> core;
+};
+
+template <class T, class Op>
+T one_call_all_reduce(const boost::mpi::communicator& comm, const T* local, std::size_t count, Op& op)
+{
+    std::unique_ptr<net::cached_plan>& slot = net::cached_plan_slot(comm, typeid(one_call_plan<T>));
+    for (bool retried = false;; retried = true) {
+        if (!slot) {
+            layout::block_layout layout = layout_from_local_size(comm, count);
+            if (layout.size() == 0) { // not cached: the next call may have values
+                throw std::domain_error("treefold: reduction of N = 0 values has no result");
+            }
+            slot = std::make_unique<one_call_plan<T>>(comm, std::move(layout));
+        }
+        try {
+            return static_cast<one_call_plan<T>&>(*slot).core.template all_reduce<kernel::best>(local, count, op);
+        } catch (const local_size_error&) {
+            // Some rank's count changed. Every rank throws this (the failure travels in place
+            // of values), so every rank plans again, together.
+            slot.reset();
+            if (retried) {
+                throw;
+            }
+        }
+    }
+}
+
+} // namespace detail
+
+/// The reduction of the values every rank of `comm` passes, concatenated in rank order
+/// (rank 0's first), along treefold's tree: the same bits as a treefold::reducer over the same
+/// N values, for every p and every split of them over the ranks. Returned on every rank.
+///
+/// Collective. The first call for an element type on a communicator gathers the local sizes
+/// (one MPI_Allgather), builds the layout and plans the exchange (exchange::automatic), and
+/// keeps the plan on the communicator (net::cached_plan_slot); later calls reuse it without
+/// any extra communication. When some rank's size changes, the reduction itself reports the
+/// mismatch on every rank, and every rank plans again and repeats the call: a change costs one
+/// failed call and one plan. The plans are freed with the communicator (at MPI_Finalize for
+/// MPI_COMM_WORLD). Errors as treefold::reducer::all_reduce (N = 0: std::domain_error on every
+/// rank; a throwing operator: its exception there, remote_failure elsewhere). Not safe for
+/// concurrent calls on the same communicator from several threads.
+template <std::ranges::contiguous_range R, class Op = ops::plus>
+    requires transportable<std::ranges::range_value_t<R>> && reduction_operator<Op, std::ranges::range_value_t<R>>
+std::ranges::range_value_t<R> all_reduce(comm_view comm, const R& local, Op op = {})
+{
+    using T = std::ranges::range_value_t<R>;
+    const std::span<const T> values(std::ranges::data(local), std::ranges::size(local));
+    return detail::one_call_all_reduce<T>(comm.get(), values.data(), values.size(), op);
+}
+
+/// The same reduction as all_reduce, returned on `root` only (std::nullopt elsewhere).
+/// It runs as all_reduce does and drops the result off the root, so that a changed size
+/// pattern is seen on every rank; reducer::reduce sends the result to the root alone.
+/// `root` must be the same on every rank and in [0, p) (else std::invalid_argument).
+template <std::ranges::contiguous_range R, class Op = ops::plus>
+    requires transportable<std::ranges::range_value_t<R>> && reduction_operator<Op, std::ranges::range_value_t<R>>
+std::optional<std::ranges::range_value_t<R>> reduce(comm_view comm, const R& local, int root, Op op = {})
+{
+    check_root(root, comm.get().size());
+    auto result = all_reduce(comm, local, std::move(op));
+    if (comm.get().rank() != root) {
+        return std::nullopt;
+    }
+    return result;
+}
+
+} // namespace treefold
