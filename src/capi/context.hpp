@@ -3,6 +3,7 @@
 // type-erased interface, one instantiation per (element type, operation). Internal to
 // src/capi and the language bindings built on it.
 
+#include "treefold/all_reduce.hpp"
 #include "treefold/kernel/dispatch.hpp"
 #include "treefold/layout/block_layout.hpp"
 #include "treefold/reducer.hpp"
@@ -87,6 +88,12 @@ template <class T>
 std::unique_ptr<context> make_context(const boost::mpi::communicator& comm, layout::block_layout layout,
                                       operation op, MPI_Op user, MPI_Datatype type);
 
+/// The one-call reduction (treefold::all_reduce's plan cache on `comm`, blocks in rank
+/// order) of this rank's `count` values at `local` into *result, on every rank.
+template <class T>
+void one_call(const boost::mpi::communicator& comm, const void* local, std::uint64_t count, operation op,
+              MPI_Op user, MPI_Datatype type, void* result);
+
 /// One instantiation per element type, each in its own translation unit (src/capi/typed_*.cpp).
 extern template std::unique_ptr<context> make_context<double>(const boost::mpi::communicator&, layout::block_layout,
                                                               operation, MPI_Op, MPI_Datatype);
@@ -101,6 +108,17 @@ extern template std::unique_ptr<context> make_context<std::int64_t>(const boost:
 extern template std::unique_ptr<context> make_context<std::complex<double>>(const boost::mpi::communicator&,
                                                                             layout::block_layout, operation,
                                                                             MPI_Op, MPI_Datatype);
+
+extern template void one_call<double>(const boost::mpi::communicator&, const void*, std::uint64_t, operation, MPI_Op,
+                                          MPI_Datatype, void*);
+extern template void one_call<float>(const boost::mpi::communicator&, const void*, std::uint64_t, operation, MPI_Op,
+                                          MPI_Datatype, void*);
+extern template void one_call<std::int32_t>(const boost::mpi::communicator&, const void*, std::uint64_t, operation, MPI_Op,
+                                          MPI_Datatype, void*);
+extern template void one_call<std::int64_t>(const boost::mpi::communicator&, const void*, std::uint64_t, operation, MPI_Op,
+                                          MPI_Datatype, void*);
+extern template void one_call<std::complex<double>>(const boost::mpi::communicator&, const void*, std::uint64_t, operation, MPI_Op,
+                                          MPI_Datatype, void*);
 
 /// A reducer<T, Op> behind the context interface.
 template <class T, class Op>
@@ -159,43 +177,61 @@ private:
     T wrong_size_{};
 };
 
-/// The operator functor for `op` on T: treefold's own built-in operators (so the precompiled
-/// kernels run, with the bits of reducer<T> under the same operator), std::plus /
-/// std::multiplies for complex, user_op<T> for a user-created MPI_Op.
-template <class T>
-std::unique_ptr<context> make_context(const boost::mpi::communicator& comm, layout::block_layout layout,
-                                      operation op, MPI_Op user, MPI_Datatype type)
+/// Calls f(functor) with the operator functor for `op` on T: treefold's own built-in
+/// operators (so the precompiled kernels run, with the bits of reducer<T> under the same
+/// operator), std::plus / std::multiplies for complex, user_op<T> for a user-created MPI_Op.
+template <class T, class F>
+decltype(auto) with_operator(operation op, MPI_Op user, MPI_Datatype type, F&& f)
 {
     constexpr bool is_complex = std::is_same_v<T, std::complex<double>>;
     switch (op) {
     case operation::sum:
         if constexpr (is_complex) {
-            return std::make_unique<typed_context<T, std::plus<T>>>(comm, std::move(layout), std::plus<T>{});
+            return f(std::plus<T>{});
         } else {
-            return std::make_unique<typed_context<T, ops::plus>>(comm, std::move(layout), ops::plus{});
+            return f(ops::plus{});
         }
     case operation::prod:
         if constexpr (is_complex) {
-            return std::make_unique<typed_context<T, std::multiplies<T>>>(comm, std::move(layout),
-                                                                          std::multiplies<T>{});
+            return f(std::multiplies<T>{});
         } else {
-            return std::make_unique<typed_context<T, ops::multiplies>>(comm, std::move(layout), ops::multiplies{});
+            return f(ops::multiplies{});
         }
     case operation::min:
+        if constexpr (!is_complex) {
+            return f(ops::min{});
+        }
+        break;
     case operation::max:
         if constexpr (!is_complex) {
-            if (op == operation::min) {
-                return std::make_unique<typed_context<T, ops::min>>(comm, std::move(layout), ops::min{});
-            }
-            return std::make_unique<typed_context<T, ops::max>>(comm, std::move(layout), ops::max{});
+            return f(ops::max{});
         }
         break;
     case operation::user:
-        return std::make_unique<typed_context<T, user_op<T>>>(comm, std::move(layout), user_op<T>{user, type});
+        return f(user_op<T>{user, type});
     case operation::none:
         break;
     }
-    throw std::logic_error("treefold: no context for this operation (internal error)");
+    throw std::logic_error("treefold: no operator for this element type (internal error)");
+}
+
+template <class T>
+std::unique_ptr<context> make_context(const boost::mpi::communicator& comm, layout::block_layout layout,
+                                      operation op, MPI_Op user, MPI_Datatype type)
+{
+    return with_operator<T>(op, user, type, [&]<class Op>(Op functor) -> std::unique_ptr<context> {
+        return std::make_unique<typed_context<T, Op>>(comm, std::move(layout), std::move(functor));
+    });
+}
+
+template <class T>
+void one_call(const boost::mpi::communicator& comm, const void* local, std::uint64_t count, operation op,
+              MPI_Op user, MPI_Datatype type, void* result)
+{
+    with_operator<T>(op, user, type, [&](auto functor) {
+        const T value = treefold::detail::one_call_all_reduce<T>(comm, static_cast<const T*>(local), count, functor);
+        std::memcpy(result, &value, sizeof(T));
+    });
 }
 
 } // namespace treefold::capi::detail

@@ -10,6 +10,7 @@
 
 #include "treefold/collective/layout_agreement.hpp"
 #include "treefold/error.hpp"
+#include "treefold/net/comm.hpp"
 
 #include <boost/mpi/collectives/all_gather.hpp>
 #include <boost/mpi/exception.hpp>
@@ -322,6 +323,60 @@ int create(MPI_Comm comm, const std::int64_t* start, std::int64_t count, MPI_Dat
     }
 }
 
+int one_call_allreduce(const void* sendbuf, void* recvbuf, std::int64_t count, MPI_Datatype type, MPI_Op op,
+                       MPI_Comm comm)
+{
+    if (const int rc = check_comm(comm); rc != MPI_SUCCESS) {
+        return rc;
+    }
+    try {
+        const boost::mpi::communicator c(comm, boost::mpi::comm_attach);
+        local_check mine = check_arguments(type, op, count);
+        auto bad_buffer = [&mine](const char* why) {
+            if (mine.error_class == MPI_SUCCESS) {
+                mine.error_class = MPI_ERR_BUFFER;
+                mine.message = why;
+            }
+        };
+        if (sendbuf == MPI_IN_PLACE) {
+            bad_buffer("treefold: MPI_IN_PLACE is not accepted (the input and the result differ in size)");
+        }
+        if (sendbuf == nullptr && count > 0) {
+            bad_buffer("treefold: NULL sendbuf with a positive count");
+        }
+        if (recvbuf == nullptr) {
+            bad_buffer("treefold: NULL recvbuf");
+        }
+        // The plan cache has no argument check of its own: agree first (one small all-gather
+        // on treefold's private communicator), so that a bad argument anywhere is an error
+        // everywhere instead of a hang.
+        const agreed_arguments args = agree(net::private_communicator(c), mine);
+        const auto n = static_cast<std::uint64_t>(count);
+        switch (args.type) {
+        case element::f64:
+            one_call<double>(c, sendbuf, n, args.op, op, type, recvbuf);
+            break;
+        case element::f32:
+            one_call<float>(c, sendbuf, n, args.op, op, type, recvbuf);
+            break;
+        case element::i32:
+            one_call<std::int32_t>(c, sendbuf, n, args.op, op, type, recvbuf);
+            break;
+        case element::i64:
+            one_call<std::int64_t>(c, sendbuf, n, args.op, op, type, recvbuf);
+            break;
+        case element::c64:
+            one_call<std::complex<double>>(c, sendbuf, n, args.op, op, type, recvbuf);
+            break;
+        case element::none:
+            throw std::logic_error("treefold: no element type (internal error)");
+        }
+        return succeed();
+    } catch (...) {
+        return fail_current_exception(false);
+    }
+}
+
 } // namespace
 
 } // namespace treefold::capi::detail
@@ -404,6 +459,18 @@ int treefold_context_destroy(treefold_context* ctx)
         *ctx = nullptr;
         return fail_current_exception(false);
     }
+}
+
+int treefold_allreduce(const void* sendbuf, void* recvbuf, int local_count, MPI_Datatype datatype, MPI_Op op,
+                       MPI_Comm comm)
+{
+    return one_call_allreduce(sendbuf, recvbuf, local_count, datatype, op, comm);
+}
+
+int treefold_allreduce_c(const void* sendbuf, void* recvbuf, int64_t local_count, MPI_Datatype datatype, MPI_Op op,
+                         MPI_Comm comm)
+{
+    return one_call_allreduce(sendbuf, recvbuf, local_count, datatype, op, comm);
 }
 
 const char* treefold_last_error(void) { return last_message.c_str(); }

@@ -1,5 +1,5 @@
 /* The C API from C99 (built with -std=c99 -pedantic): a rank-order context, the context's
- * own buffer, a rooted reduce and an error class, checked against exactly known sums. */
+ * own buffer, a rooted reduce, the one-call form and an error class, checked against exactly known sums. */
 #include <treefold/treefold.h>
 
 #include <stdio.h>
@@ -54,6 +54,14 @@ int main(int argc, char** argv)
     check(treefold_allreduce_ctx(ctx, halves, &sum) == MPI_SUCCESS, "allreduce double", rank);
     check(sum == 0.5 * (double)(n * (n + 1) / 2), "double sum", rank);
     treefold_context_destroy(&ctx);
+
+    /* The one-call form (blocks in rank order): the same sum, twice (the second from the cache). */
+    for (int round = 0; round < 2; ++round) {
+        double again = 0;
+        check(treefold_allreduce(halves, &again, (int)mine, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD) == MPI_SUCCESS,
+              "treefold_allreduce", rank);
+        check(again == sum, "treefold_allreduce sum", rank);
+    }
 
     check(treefold_context_create(MPI_COMM_NULL, 1, MPI_DOUBLE, MPI_SUM, &ctx) == MPI_ERR_COMM, "MPI_COMM_NULL", rank);
     check(strlen(treefold_last_error()) > 0, "error message", rank);

@@ -6,6 +6,7 @@
 #include "support/cases.hpp"
 #include "support/mpi_test.hpp"
 #include "support/oracle.hpp"
+#include "treefold/all_reduce.hpp"
 #include "treefold/collective/layout_agreement.hpp"
 #include "treefold/io/values_file.hpp"
 #include "treefold/kernel/ops.hpp"
@@ -280,6 +281,61 @@ BOOST_AUTO_TEST_CASE(errors_on_every_rank)
     BOOST_CHECK_EQUAL(out, 1.25 * w.size());
     BOOST_CHECK_EQUAL(treefold_context_destroy(&ctx), MPI_SUCCESS);
     BOOST_CHECK_EQUAL(treefold_context_destroy(&ctx), MPI_SUCCESS); // NULL: nothing to do
+}
+
+// The one-call form: blocks in rank order, the bits of the C++ one-call treefold::all_reduce
+// and of the reducer, across changing count patterns (the plan cache replans), MPI's int
+// count and the 64-bit one.
+BOOST_AUTO_TEST_CASE(one_call_form)
+{
+    const std::uint64_t n = 1602;
+    const std::vector<double> xs = testing::mixed_values(9, n, false);
+    testing::on_every_size([&](const mpi::communicator& sub) {
+        const auto comm = static_cast<MPI_Comm>(sub);
+        for (std::uint64_t seed = 0; seed < 4; ++seed) {
+            // Random counts in rank order (every seed changes the pattern; seed 3 repeats seed 0's).
+            std::vector<std::uint64_t> counts(static_cast<std::size_t>(sub.size()));
+            const auto l0 = testing::random_layout(seed % 3 + 100, n, sub.size());
+            for (int r = 0; r < sub.size(); ++r) {
+                counts[static_cast<std::size_t>(r)] = l0.block_of(r).count;
+            }
+            const auto l = layout::block_layout::from_counts(counts);
+            const std::vector<double> mine = slice(xs, l, sub.rank());
+            double got = 0;
+            double got_int = 0;
+            BOOST_CHECK_EQUAL(treefold_allreduce_c(mine.data(), &got, static_cast<std::int64_t>(mine.size()), MPI_DOUBLE,
+                                                   MPI_SUM, comm),
+                              MPI_SUCCESS);
+            BOOST_CHECK_EQUAL(treefold_allreduce(mine.data(), &got_int, static_cast<int>(mine.size()), MPI_DOUBLE,
+                                                 MPI_SUM, comm),
+                              MPI_SUCCESS);
+            const double cxx = treefold::all_reduce(sub, mine);
+            reducer<double> planned(sub, l);
+            BOOST_CHECK_EQUAL(testing::bits_of(got), testing::bits_of(cxx));
+            BOOST_CHECK_EQUAL(testing::bits_of(got_int), testing::bits_of(cxx));
+            BOOST_CHECK_EQUAL(testing::bits_of(got), testing::bits_of(planned.all_reduce(mine)));
+        }
+        return std::vector<unsigned char>{};
+    });
+
+    const auto& w = testing::world();
+    const auto comm = static_cast<MPI_Comm>(w);
+    const int last = w.size() - 1;
+    const std::vector<double> three(3, 0.5);
+    double out = 0;
+    BOOST_CHECK_EQUAL(treefold_allreduce(three.data(), &out, 3, MPI_DOUBLE, MPI_SUM, MPI_COMM_NULL), MPI_ERR_COMM);
+    BOOST_CHECK_EQUAL(treefold_allreduce(w.rank() == last ? nullptr : three.data(), &out, 3, MPI_DOUBLE, MPI_SUM, comm),
+                      MPI_ERR_BUFFER);
+    BOOST_CHECK_EQUAL(treefold_allreduce(w.rank() == last ? MPI_IN_PLACE : three.data(), &out, 3, MPI_DOUBLE, MPI_SUM,
+                                         comm),
+                      MPI_ERR_BUFFER);
+    BOOST_CHECK_EQUAL(treefold_allreduce(three.data(), w.rank() == last ? nullptr : &out, 3, MPI_DOUBLE, MPI_SUM, comm),
+                      MPI_ERR_BUFFER);
+    BOOST_CHECK_EQUAL(treefold_allreduce(three.data(), &out, 3, w.rank() == last ? MPI_INT64_T : MPI_DOUBLE, MPI_SUM, comm),
+                      w.size() > 1 ? MPI_ERR_TYPE : MPI_SUCCESS);
+    BOOST_CHECK_EQUAL(treefold_allreduce(three.data(), &out, 0, MPI_DOUBLE, MPI_SUM, comm), MPI_ERR_COUNT);
+    BOOST_CHECK_EQUAL(treefold_allreduce(three.data(), &out, 3, MPI_DOUBLE, MPI_SUM, comm), MPI_SUCCESS);
+    BOOST_CHECK_EQUAL(out, 1.5 * w.size());
 }
 
 BOOST_AUTO_TEST_SUITE_END()
