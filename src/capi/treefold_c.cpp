@@ -310,7 +310,7 @@ int create(MPI_Comm comm, const std::int64_t* start, std::int64_t count, MPI_Dat
             mine.error_class = MPI_ERR_ARG;
             mine.message = "treefold: the context pointer is NULL";
         }
-        const agreed_arguments args = agree(c, mine);
+        const agreed_arguments args = agree(net::private_communicator(c), mine);
         const auto n = static_cast<std::uint64_t>(count);
         layout::block_layout layout = start != nullptr ? layout_from_block(c, static_cast<std::uint64_t>(*start), n)
                                                        : layout_from_local_size(c, n);
