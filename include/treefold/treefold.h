@@ -21,8 +21,10 @@
  *
  * Errors: every function returns MPI_SUCCESS or an MPI error class (MPI_ERR_COMM,
  * MPI_ERR_TYPE, MPI_ERR_OP, MPI_ERR_COUNT, MPI_ERR_ROOT, MPI_ERR_ARG, MPI_ERR_BUFFER,
- * MPI_ERR_NO_MEM, MPI_ERR_OTHER, or the class of an MPI call that failed inside); the
- * communicator's error handler is never invoked. treefold_last_error() gives the message.
+ * MPI_ERR_NO_MEM, MPI_ERR_OTHER, or the class of an MPI call that failed inside); argument
+ * errors never reach the communicator's error handler (an MPI call failing inside treefold
+ * goes to the handler its duplicate communicator inherited). treefold_last_error() gives the
+ * message.
  * Collective calls detect errors on every rank and return an error there, never leaving a
  * rank waiting: an argument that is wrong on one rank only (a NULL buffer, a datatype or op
  * that differs between ranks, a negative count) makes every rank return the error class,
@@ -102,8 +104,9 @@ int64_t treefold_context_local_count(treefold_context ctx);
 int64_t treefold_context_global_count(treefold_context ctx);
 
 /**
- * Frees the context and sets *ctx to NULL (not collective; a NULL *ctx is allowed). A
- * context must be destroyed before MPI_Finalize.
+ * Frees the context and sets *ctx to NULL (a NULL *ctx is allowed). It frees the context's
+ * duplicate communicators, so every rank should destroy its context, as with MPI_Comm_free.
+ * A context must be destroyed before MPI_Finalize.
  */
 int treefold_context_destroy(treefold_context* ctx);
 
