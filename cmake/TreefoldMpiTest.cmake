@@ -9,3 +9,29 @@ set(TREEFOLD_MPI_TEST_TIMEOUT ${TREEFOLD_TEST_TIMEOUT})
 set(TREEFOLD_MPI_TEST_LIBRARIES treefold_test_support)
 set(TREEFOLD_MPI_TEST_ENVIRONMENT "TREEFOLD_SOURCE_DIR=${PROJECT_SOURCE_DIR}")
 include(TreefoldTesting)
+_treefold_mpi_launcher_flags(_treefold_mpi_extra_flags)
+
+# treefold_add_mpi_run(<name> COMMAND <program> <args>... [PROCS <n>...] [TIMEOUT <s>] [ENVIRONMENT <VAR=value>...])
+#
+# Registers any program (a C, Fortran or Python test) to run under mpiexec once per process
+# count, as <name>.p<n>, with the same TIMEOUT, PROCESSORS, labels and environment as
+# treefold_add_mpi_test.
+function(treefold_add_mpi_run name)
+  cmake_parse_arguments(ARG "" "TIMEOUT" "PROCS;COMMAND;ENVIRONMENT" ${ARGN})
+  if(NOT ARG_PROCS)
+    set(ARG_PROCS ${TREEFOLD_TEST_PROCS})
+  endif()
+  if(NOT ARG_TIMEOUT)
+    set(ARG_TIMEOUT ${TREEFOLD_TEST_TIMEOUT})
+  endif()
+  foreach(np IN LISTS ARG_PROCS)
+    add_test(NAME ${name}.p${np}
+      COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np} ${_treefold_mpi_extra_flags}
+              ${MPIEXEC_PREFLAGS} ${ARG_COMMAND})
+    set_tests_properties(${name}.p${np} PROPERTIES
+      TIMEOUT ${ARG_TIMEOUT}
+      PROCESSORS ${np}
+      LABELS "mpi;p${np}"
+      ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1;TREEFOLD_SOURCE_DIR=${PROJECT_SOURCE_DIR};${ARG_ENVIRONMENT}")
+  endforeach()
+endfunction()

@@ -28,6 +28,8 @@ endforeach()
 foreach(lib IN LISTS MPI_CXX_LIBRARIES)
   string(APPEND _pc_libs " ${lib}")
 endforeach()
+# A C or Fortran program linked by mpicc / mpifort needs the C++ runtime for the library.
+string(APPEND _pc_libs " -lstdc++ -lm")
 if(MPI_CXX_LINK_FLAGS)
   string(APPEND _pc_libs " ${MPI_CXX_LINK_FLAGS}")
 endif()

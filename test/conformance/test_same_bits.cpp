@@ -352,21 +352,6 @@ BOOST_AUTO_TEST_SUITE(data_sets)
 
 namespace {
 
-std::map<std::string, std::uint64_t> reference_bits(const std::filesystem::path& dir)
-{
-    std::map<std::string, std::uint64_t> out;
-    std::ifstream in(dir / "reference_tree_sum.csv");
-    std::string line;
-    while (std::getline(in, line)) {
-        const auto comma = line.find(',');
-        if (comma == std::string::npos || line.compare(0, 4, "file") == 0) {
-            continue;
-        }
-        out[line.substr(0, comma)] = std::stoull(line.substr(comma + 1), nullptr, 16);
-    }
-    return out;
-}
-
 /// The double with bit pattern `bits`.
 double from_bits(std::uint64_t bits)
 {
@@ -382,12 +367,11 @@ double from_bits(std::uint64_t bits)
 // the files, every exchange meets every layout kind).
 BOOST_AUTO_TEST_CASE(reference_bits_everywhere)
 {
-    const auto dir = testing::psllh_dir();
+    const auto dir = testing::psllh_dir_or_skip();
     if (!dir) {
-        BOOST_TEST_MESSAGE("SKIPPED: ../shared/data/psllh not found; the data-set check did not run");
         return;
     }
-    const auto refs = reference_bits(*dir);
+    const auto refs = testing::reference_bits(*dir);
     BOOST_CHECK_EQUAL(refs.size(), 4u);
     std::vector<std::pair<std::string, std::vector<double>>> files;
     for (const auto& [file, bits] : refs) {

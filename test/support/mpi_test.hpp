@@ -8,6 +8,8 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <map>
 #include <optional>
 #include <vector>
 
@@ -31,6 +33,32 @@ inline std::optional<std::filesystem::path> psllh_dir()
         }
     }
     return std::nullopt;
+}
+
+/// psllh_dir(), saying in the test log that the data-set check is skipped when it is absent.
+inline std::optional<std::filesystem::path> psllh_dir_or_skip()
+{
+    auto dir = psllh_dir();
+    if (!dir) {
+        BOOST_TEST_MESSAGE("SKIPPED: ../shared/data/psllh not found; the data-set check did not run");
+    }
+    return dir;
+}
+
+/// The published tree-sum bits of the data sets in `dir` (reference_tree_sum.csv: file,bits in hex).
+inline std::map<std::string, std::uint64_t> reference_bits(const std::filesystem::path& dir)
+{
+    std::map<std::string, std::uint64_t> out;
+    std::ifstream in(dir / "reference_tree_sum.csv");
+    std::string line;
+    while (std::getline(in, line)) {
+        const auto comma = line.find(',');
+        if (comma == std::string::npos || line.compare(0, 4, "file") == 0) {
+            continue;
+        }
+        out[line.substr(0, comma)] = std::stoull(line.substr(comma + 1), nullptr, 16);
+    }
+    return out;
 }
 
 } // namespace treefold::testing

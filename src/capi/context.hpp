@@ -1,0 +1,243 @@
+#pragma once
+// The C API's contexts (include/treefold/treefold.h): a treefold::reducer behind a
+// type-erased interface, one instantiation per (element type, operation). Internal to
+// src/capi and the language bindings built on it.
+
+#include "treefold/all_reduce.hpp"
+#include "treefold/kernel/dispatch.hpp"
+#include "treefold/layout/block_layout.hpp"
+#include "treefold/reducer.hpp"
+
+#include <boost/mpi/communicator.hpp>
+#include <mpi.h>
+
+#include <complex>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace treefold::capi::detail {
+
+/// The element types the C API reduces.
+enum class element : int { none = 0, f64, f32, i32, i64, c64 };
+/// The operations: the four MPI built-ins treefold maps to its own operators, or a
+/// user-created MPI_Op applied with MPI_Reduce_local.
+enum class operation : int { none = 0, sum, prod, min, max, user };
+
+/// The element type of an MPI datatype handle (element::none when unsupported).
+element element_of(MPI_Datatype type);
+/// The operation of an MPI_Op handle (operation::none for MPI_OP_NULL and the predefined
+/// operations treefold does not map, such as MPI_BAND).
+operation operation_of(MPI_Op op);
+/// Bytes of one element.
+std::size_t element_size(element e);
+
+/// Thrown by user_op when MPI_Reduce_local fails; carries the MPI error code.
+class mpi_call_error : public std::runtime_error {
+public:
+    mpi_call_error(int code, const std::string& what) : std::runtime_error(what), code(code) {}
+    int code;
+};
+
+/// A user-created MPI_Op as a treefold operator: left op right, the left operand covering
+/// the lower indices (MPI_Reduce_local(in, inout) computes inout = in op inout).
+template <class T>
+struct user_op {
+    MPI_Op op;
+    MPI_Datatype type;
+    T operator()(const T& left, const T& right) const
+    {
+        T out = right;
+        const int rc = MPI_Reduce_local(&left, &out, 1, type, op);
+        if (rc != MPI_SUCCESS) {
+            throw mpi_call_error(rc, "MPI_Reduce_local failed (MPI error " + std::to_string(rc) + ")");
+        }
+        return out;
+    }
+};
+
+/// What a context does, whatever its element type and operation.
+class context {
+public:
+    virtual ~context() = default;
+    /// The reduction of this rank's values at `local` into *result on every rank.
+    /// `ok` false: this rank's buffers are unusable; the call still takes part (so no rank
+    /// waits) and every rank throws.
+    virtual void all_reduce(const void* local, bool ok, void* result) = 0;
+    /// The reduction into *result on `root` (result untouched elsewhere).
+    virtual void reduce(const void* local, bool ok, void* result, int root) = 0;
+    /// The context's own buffer of local_count elements (allocated on first use).
+    virtual void* buffer() = 0;
+    /// This rank's count, N, and the bytes of one element.
+    std::uint64_t local_count = 0;
+    std::uint64_t global_count = 0;
+    std::size_t element_bytes = 0;
+    /// This rank and the size of the communicator.
+    int rank = 0;
+    int size = 0;
+};
+
+/// The context for element type T under `op` (user: `user` and `type` are the MPI handles).
+/// Collective (builds a treefold::reducer); throws what the reducer's constructor throws.
+template <class T>
+std::unique_ptr<context> make_context(const boost::mpi::communicator& comm, layout::block_layout layout,
+                                      operation op, MPI_Op user, MPI_Datatype type);
+
+/// The one-call reduction (treefold::all_reduce's plan cache on `comm`, blocks in rank
+/// order) of this rank's `count` values at `local` into *result, on every rank.
+template <class T>
+void one_call(const boost::mpi::communicator& comm, const void* local, std::uint64_t count, operation op,
+              MPI_Op user, MPI_Datatype type, void* result);
+
+/// One instantiation per element type, each in its own translation unit (src/capi/typed_*.cpp).
+extern template std::unique_ptr<context> make_context<double>(const boost::mpi::communicator&, layout::block_layout,
+                                                              operation, MPI_Op, MPI_Datatype);
+extern template std::unique_ptr<context> make_context<float>(const boost::mpi::communicator&, layout::block_layout,
+                                                             operation, MPI_Op, MPI_Datatype);
+extern template std::unique_ptr<context> make_context<std::int32_t>(const boost::mpi::communicator&,
+                                                                    layout::block_layout, operation, MPI_Op,
+                                                                    MPI_Datatype);
+extern template std::unique_ptr<context> make_context<std::int64_t>(const boost::mpi::communicator&,
+                                                                    layout::block_layout, operation, MPI_Op,
+                                                                    MPI_Datatype);
+extern template std::unique_ptr<context> make_context<std::complex<double>>(const boost::mpi::communicator&,
+                                                                            layout::block_layout, operation,
+                                                                            MPI_Op, MPI_Datatype);
+
+extern template void one_call<double>(const boost::mpi::communicator&, const void*, std::uint64_t, operation, MPI_Op,
+                                          MPI_Datatype, void*);
+extern template void one_call<float>(const boost::mpi::communicator&, const void*, std::uint64_t, operation, MPI_Op,
+                                          MPI_Datatype, void*);
+extern template void one_call<std::int32_t>(const boost::mpi::communicator&, const void*, std::uint64_t, operation, MPI_Op,
+                                          MPI_Datatype, void*);
+extern template void one_call<std::int64_t>(const boost::mpi::communicator&, const void*, std::uint64_t, operation, MPI_Op,
+                                          MPI_Datatype, void*);
+extern template void one_call<std::complex<double>>(const boost::mpi::communicator&, const void*, std::uint64_t, operation, MPI_Op,
+                                          MPI_Datatype, void*);
+
+/// A reducer<T, Op> behind the context interface.
+template <class T, class Op>
+class typed_context final : public context {
+public:
+    typed_context(const boost::mpi::communicator& comm, layout::block_layout layout, Op op)
+        : reducer_(comm, std::move(layout), std::move(op))
+    {
+        local_count = reducer_.local_count();
+        global_count = reducer_.layout().size();
+        element_bytes = sizeof(T);
+        rank = reducer_.communicator().rank();
+        size = reducer_.communicator().size();
+    }
+
+    void all_reduce(const void* local, bool ok, void* result) override
+    {
+        const T value = reducer_.all_reduce(span_of(local, ok));
+        if (result != nullptr) { // a NULL result on a rank with no values need not fail everywhere
+            std::memcpy(result, &value, sizeof(T));
+        }
+    }
+
+    void reduce(const void* local, bool ok, void* result, int root) override
+    {
+        const std::optional<T> value = reducer_.reduce(span_of(local, ok), root);
+        if (value && result != nullptr) {
+            std::memcpy(result, &*value, sizeof(T));
+        }
+    }
+
+    void* buffer() override
+    {
+        if (buffer_.size() != local_count) {
+            buffer_.assign(local_count, T{});
+        }
+        return buffer_.empty() ? nullptr : buffer_.data();
+    }
+
+private:
+    /// This rank's values; for an unusable buffer a span of the wrong size, which the
+    /// reducer turns into a failure every rank learns of (it never reads such a span).
+    std::span<const T> span_of(const void* local, bool ok) const
+    {
+        if (ok) {
+            return {static_cast<const T*>(local), local_count};
+        }
+        if (local_count > 0) {
+            return {};
+        }
+        return {&wrong_size_, 1};
+    }
+
+    reducer<T, Op> reducer_;
+    std::vector<T> buffer_;
+    T wrong_size_{};
+};
+
+/// Calls f(functor) with the operator functor for `op` on T: treefold's own built-in
+/// operators (so the precompiled kernels run, with the bits of reducer<T> under the same
+/// operator), std::plus / std::multiplies for complex, user_op<T> for a user-created MPI_Op.
+template <class T, class F>
+decltype(auto) with_operator(operation op, MPI_Op user, MPI_Datatype type, F&& f)
+{
+    constexpr bool is_complex = std::is_same_v<T, std::complex<double>>;
+    switch (op) {
+    case operation::sum:
+        if constexpr (is_complex) {
+            return f(std::plus<T>{});
+        } else {
+            return f(ops::plus{});
+        }
+    case operation::prod:
+        if constexpr (is_complex) {
+            return f(std::multiplies<T>{});
+        } else {
+            return f(ops::multiplies{});
+        }
+    case operation::min:
+        if constexpr (!is_complex) {
+            return f(ops::min{});
+        }
+        break;
+    case operation::max:
+        if constexpr (!is_complex) {
+            return f(ops::max{});
+        }
+        break;
+    case operation::user:
+        return f(user_op<T>{user, type});
+    case operation::none:
+        break;
+    }
+    throw std::logic_error("treefold: no operator for this element type (internal error)");
+}
+
+template <class T>
+std::unique_ptr<context> make_context(const boost::mpi::communicator& comm, layout::block_layout layout,
+                                      operation op, MPI_Op user, MPI_Datatype type)
+{
+    return with_operator<T>(op, user, type, [&]<class Op>(Op functor) -> std::unique_ptr<context> {
+        return std::make_unique<typed_context<T, Op>>(comm, std::move(layout), std::move(functor));
+    });
+}
+
+template <class T>
+void one_call(const boost::mpi::communicator& comm, const void* local, std::uint64_t count, operation op,
+              MPI_Op user, MPI_Datatype type, void* result)
+{
+    with_operator<T>(op, user, type, [&](auto functor) {
+        const T value = treefold::detail::one_call_all_reduce<T>(comm, static_cast<const T*>(local), count, functor);
+        std::memcpy(result, &value, sizeof(T));
+    });
+}
+
+} // namespace treefold::capi::detail
+
+namespace treefold::kernel {
+/// MPI_Reduce_local takes one element at a time: never try the operator on SIMD batches.
+template <class T>
+struct allow_simd<capi::detail::user_op<T>> : std::false_type {};
+} // namespace treefold::kernel

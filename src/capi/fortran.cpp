@@ -1,0 +1,30 @@
+// Entry points for the Fortran module (src/fortran/treefold.f90): the C API with Fortran
+// handles (MPI_Fint, the %MPI_VAL of mpi_f08's types), converted with MPI_*_f2c. Not in
+// treefold.h: Fortran code reaches them through the module's interfaces.
+
+#include "treefold/treefold.h"
+
+#include <cstdint>
+
+extern "C" {
+
+int treefold_f_context_create(MPI_Fint comm, int has_start, std::int64_t global_start, std::int64_t local_count,
+                              MPI_Fint datatype, MPI_Fint op, treefold_context* ctx)
+{
+    const MPI_Comm c = MPI_Comm_f2c(comm);
+    const MPI_Datatype t = MPI_Type_f2c(datatype);
+    const MPI_Op o = MPI_Op_f2c(op);
+    if (has_start != 0) {
+        return treefold_context_create_block(c, global_start, local_count, t, o, ctx);
+    }
+    return treefold_context_create(c, local_count, t, o, ctx);
+}
+
+int treefold_f_allreduce(const void* sendbuf, void* recvbuf, std::int64_t local_count, MPI_Fint datatype, MPI_Fint op,
+                         MPI_Fint comm)
+{
+    return treefold_allreduce_c(sendbuf, recvbuf, local_count, MPI_Type_f2c(datatype), MPI_Op_f2c(op),
+                                MPI_Comm_f2c(comm));
+}
+
+} // extern "C"

@@ -1,0 +1,478 @@
+// The C API of include/treefold/treefold.h: argument checks agreed by every rank, contexts
+// (a treefold::reducer each, context.hpp), and the one mapping from treefold's exceptions to
+// MPI error classes. Raw MPI here only for handles Boost.MPI has no form for (MPI_Datatype,
+// MPI_Op, error classes).
+
+#include "treefold/treefold.h"
+
+#include "context.hpp"
+#include "errors.hpp"
+
+#include "treefold/collective/layout_agreement.hpp"
+#include "treefold/error.hpp"
+#include "treefold/net/comm.hpp"
+
+#include <boost/mpi/collectives/all_gather.hpp>
+#include <boost/mpi/exception.hpp>
+
+#include <array>
+#include <complex>
+#include <cstdint>
+#include <exception>
+#include <memory>
+#include <new>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+struct treefold_context_s {
+    std::unique_ptr<treefold::capi::detail::context> impl;
+};
+
+namespace treefold::capi::detail {
+
+namespace {
+
+thread_local std::string last_message;
+
+/// The element family of a handle; the size (MPI_Type_size) then picks the element, so
+/// Fortran kinds (MPI_INTEGER under -fdefault-integer-8, say) map by what they hold.
+enum class family { none, real, integer, complex };
+
+family family_of(MPI_Datatype t)
+{
+    if (t == MPI_DATATYPE_NULL) {
+        return family::none;
+    }
+    for (MPI_Datatype r : {MPI_DOUBLE, MPI_FLOAT, MPI_DOUBLE_PRECISION, MPI_REAL, MPI_REAL4, MPI_REAL8}) {
+        if (t == r) {
+            return family::real;
+        }
+    }
+    for (MPI_Datatype i : {MPI_INT32_T, MPI_INT64_T, MPI_INT, MPI_LONG, MPI_LONG_LONG, MPI_INTEGER, MPI_INTEGER4,
+                           MPI_INTEGER8}) {
+        if (t == i) {
+            return family::integer;
+        }
+    }
+    for (MPI_Datatype c : {MPI_C_DOUBLE_COMPLEX, MPI_DOUBLE_COMPLEX, MPI_COMPLEX16}) {
+        if (t == c) {
+            return family::complex;
+        }
+    }
+    return family::none;
+}
+
+} // namespace
+
+element element_of(MPI_Datatype type)
+{
+    const family f = family_of(type);
+    int bytes = 0;
+    if (f == family::none || MPI_Type_size(type, &bytes) != MPI_SUCCESS) {
+        return element::none;
+    }
+    switch (f) {
+    case family::real:
+        return bytes == 8 ? element::f64 : bytes == 4 ? element::f32 : element::none;
+    case family::integer:
+        return bytes == 8 ? element::i64 : bytes == 4 ? element::i32 : element::none;
+    case family::complex:
+        return bytes == 16 ? element::c64 : element::none;
+    case family::none:
+        break;
+    }
+    return element::none;
+}
+
+operation operation_of(MPI_Op op)
+{
+    if (op == MPI_SUM) {
+        return operation::sum;
+    }
+    if (op == MPI_PROD) {
+        return operation::prod;
+    }
+    if (op == MPI_MIN) {
+        return operation::min;
+    }
+    if (op == MPI_MAX) {
+        return operation::max;
+    }
+    for (MPI_Op other : {MPI_OP_NULL, MPI_MAXLOC, MPI_MINLOC, MPI_LAND, MPI_BAND, MPI_LOR, MPI_BOR, MPI_LXOR, MPI_BXOR,
+                         MPI_REPLACE, MPI_NO_OP}) {
+        if (op == other) {
+            return operation::none;
+        }
+    }
+    return operation::user;
+}
+
+std::size_t element_size(element e)
+{
+    switch (e) {
+    case element::f64:
+    case element::i64:
+        return 8;
+    case element::f32:
+    case element::i32:
+        return 4;
+    case element::c64:
+        return 16;
+    case element::none:
+        break;
+    }
+    return 0;
+}
+
+int fail(int error_class, std::string message)
+{
+    last_message = std::move(message);
+    return error_class;
+}
+
+int succeed()
+{
+    last_message.clear();
+    return MPI_SUCCESS;
+}
+
+std::string class_name(int error_class)
+{
+    char text[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    if (MPI_Error_string(error_class, text, &len) != MPI_SUCCESS) {
+        return "MPI error class " + std::to_string(error_class);
+    }
+    return std::string(text, static_cast<std::size_t>(len));
+}
+
+int fail_current_exception(bool during_call)
+{
+    try {
+        throw;
+    } catch (const api_error& e) {
+        return fail(e.error_class, e.what());
+    } catch (const mpi_call_error& e) {
+        return fail(MPI_ERR_OP, std::string("treefold: the user-defined MPI_Op failed on this rank: ") + e.what());
+    } catch (const remote_failure& e) {
+        switch (e.info.what) {
+        case failure::code::op_threw:
+            return fail(MPI_ERR_OP, e.what());
+        case failure::code::bad_buffer:
+        case failure::code::local_size:
+            return fail(MPI_ERR_BUFFER, e.what());
+        case failure::code::out_of_order:
+            return fail(MPI_ERR_INTERN, e.what());
+        case failure::code::none:
+            break;
+        }
+        return fail(MPI_ERR_OTHER, e.what());
+    } catch (const boost::mpi::exception& e) {
+        int cls = MPI_ERR_OTHER;
+        MPI_Error_class(e.result_code(), &cls);
+        return fail(cls, e.what());
+    } catch (const std::invalid_argument& e) {
+        // During a call the only wrong local size a C caller can cause is an unusable buffer
+        // (the context knows the count); at creation it is a layout the ranks disagree on.
+        if (during_call) {
+            return fail(MPI_ERR_BUFFER, std::string("treefold: some rank passed a NULL buffer (") + e.what() + ")");
+        }
+        return fail(MPI_ERR_ARG, e.what());
+    } catch (const std::domain_error& e) {
+        return fail(MPI_ERR_COUNT, e.what());
+    } catch (const std::bad_alloc&) {
+        return fail(MPI_ERR_NO_MEM, "treefold: out of memory");
+    } catch (const std::exception& e) {
+        return fail(MPI_ERR_OTHER, e.what());
+    } catch (...) {
+        return fail(MPI_ERR_OTHER, "treefold: unknown exception");
+    }
+}
+
+int check_comm(MPI_Comm comm)
+{
+    if (comm == MPI_COMM_NULL) {
+        return fail(MPI_ERR_COMM, "treefold: the communicator is MPI_COMM_NULL");
+    }
+    int inter = 0;
+    const int rc = MPI_Comm_test_inter(comm, &inter);
+    if (rc != MPI_SUCCESS) {
+        int cls = MPI_ERR_COMM;
+        MPI_Error_class(rc, &cls);
+        return fail(cls, "treefold: the communicator is not valid");
+    }
+    if (inter != 0) {
+        return fail(MPI_ERR_COMM, "treefold: intercommunicators are not supported");
+    }
+    return MPI_SUCCESS;
+}
+
+agreed_arguments agree(const boost::mpi::communicator& comm, local_check mine)
+{
+    const std::array<int, 3> row{mine.error_class, static_cast<int>(mine.type), static_cast<int>(mine.op)};
+    std::vector<int> all;
+    boost::mpi::all_gather(comm, row.data(), 3, all);
+    const std::size_t p = all.size() / 3;
+    for (std::size_t r = 0; r < p; ++r) {
+        const int cls = all[3 * r];
+        if (cls != MPI_SUCCESS) {
+            if (mine.error_class != MPI_SUCCESS) {
+                throw api_error(mine.error_class, mine.message);
+            }
+            throw api_error(cls, "treefold: rank " + std::to_string(r) + " passed an invalid argument (" +
+                                     class_name(cls) + ")");
+        }
+    }
+    for (std::size_t r = 1; r < p; ++r) {
+        if (all[3 * r + 1] != all[1]) {
+            throw api_error(MPI_ERR_TYPE, "treefold: the ranks passed different datatypes (rank " + std::to_string(r) +
+                                              "'s differs from rank 0's)");
+        }
+        if (all[3 * r + 2] != all[2]) {
+            throw api_error(MPI_ERR_OP, "treefold: the ranks passed different operations (rank " + std::to_string(r) +
+                                            "'s differs from rank 0's)");
+        }
+    }
+    return {static_cast<element>(all[1]), static_cast<operation>(all[2])};
+}
+
+local_check check_arguments(MPI_Datatype type, MPI_Op op, std::int64_t count)
+{
+    local_check c;
+    c.type = element_of(type);
+    c.op = operation_of(op);
+    auto bad = [&c](int cls, const char* why) {
+        if (c.error_class == MPI_SUCCESS) {
+            c.error_class = cls;
+            c.message = why;
+        }
+    };
+    if (c.type == element::none) {
+        bad(MPI_ERR_TYPE, "treefold: unsupported datatype (MPI_DOUBLE, MPI_FLOAT, MPI_INT32_T, MPI_INT64_T, "
+                          "MPI_C_DOUBLE_COMPLEX or a Fortran equivalent)");
+    }
+    if (c.op == operation::none) {
+        bad(MPI_ERR_OP, "treefold: unsupported operation (MPI_SUM, MPI_PROD, MPI_MIN, MPI_MAX or a "
+                        "user-created MPI_Op)");
+    }
+    if (c.type == element::c64 && (c.op == operation::min || c.op == operation::max)) {
+        bad(MPI_ERR_OP, "treefold: MPI_MIN and MPI_MAX are not defined for complex numbers");
+    }
+    if (count < 0) {
+        bad(MPI_ERR_COUNT, "treefold: negative count");
+    }
+    return c;
+}
+
+std::unique_ptr<context> make_any_context(const boost::mpi::communicator& comm, layout::block_layout layout,
+                                          agreed_arguments args, MPI_Op op, MPI_Datatype type)
+{
+    if (layout.size() == 0) {
+        throw api_error(MPI_ERR_COUNT, "treefold: N = 0 values in total: there is no result (no identity is invented)");
+    }
+    switch (args.type) {
+    case element::f64:
+        return make_context<double>(comm, std::move(layout), args.op, op, type);
+    case element::f32:
+        return make_context<float>(comm, std::move(layout), args.op, op, type);
+    case element::i32:
+        return make_context<std::int32_t>(comm, std::move(layout), args.op, op, type);
+    case element::i64:
+        return make_context<std::int64_t>(comm, std::move(layout), args.op, op, type);
+    case element::c64:
+        return make_context<std::complex<double>>(comm, std::move(layout), args.op, op, type);
+    case element::none:
+        break;
+    }
+    throw std::logic_error("treefold: no element type (internal error)");
+}
+
+namespace {
+
+int create(MPI_Comm comm, const std::int64_t* start, std::int64_t count, MPI_Datatype type, MPI_Op op,
+           treefold_context* out)
+{
+    if (out != nullptr) {
+        *out = nullptr;
+    }
+    if (const int rc = check_comm(comm); rc != MPI_SUCCESS) {
+        return rc;
+    }
+    try {
+        const boost::mpi::communicator c(comm, boost::mpi::comm_attach);
+        local_check mine = check_arguments(type, op, count);
+        if (start != nullptr && *start < 0 && mine.error_class == MPI_SUCCESS) {
+            mine.error_class = MPI_ERR_ARG;
+            mine.message = "treefold: negative global start";
+        }
+        if (out == nullptr && mine.error_class == MPI_SUCCESS) {
+            mine.error_class = MPI_ERR_ARG;
+            mine.message = "treefold: the context pointer is NULL";
+        }
+        const agreed_arguments args = agree(net::private_communicator(c), mine);
+        const auto n = static_cast<std::uint64_t>(count);
+        layout::block_layout layout = start != nullptr ? layout_from_block(c, static_cast<std::uint64_t>(*start), n)
+                                                       : layout_from_local_size(c, n);
+        auto ctx = std::make_unique<treefold_context_s>();
+        ctx->impl = make_any_context(c, std::move(layout), args, op, type);
+        *out = ctx.release();
+        return succeed();
+    } catch (...) {
+        return fail_current_exception(false);
+    }
+}
+
+int one_call_allreduce(const void* sendbuf, void* recvbuf, std::int64_t count, MPI_Datatype type, MPI_Op op,
+                       MPI_Comm comm)
+{
+    if (const int rc = check_comm(comm); rc != MPI_SUCCESS) {
+        return rc;
+    }
+    try {
+        const boost::mpi::communicator c(comm, boost::mpi::comm_attach);
+        local_check mine = check_arguments(type, op, count);
+        auto bad_buffer = [&mine](const char* why) {
+            if (mine.error_class == MPI_SUCCESS) {
+                mine.error_class = MPI_ERR_BUFFER;
+                mine.message = why;
+            }
+        };
+        if (sendbuf == MPI_IN_PLACE) {
+            bad_buffer("treefold: MPI_IN_PLACE is not accepted (the input and the result differ in size)");
+        }
+        if (sendbuf == nullptr && count > 0) {
+            bad_buffer("treefold: NULL sendbuf with a positive count");
+        }
+        if (recvbuf == nullptr) {
+            bad_buffer("treefold: NULL recvbuf");
+        }
+        // The plan cache has no argument check of its own: agree first (one small all-gather
+        // on treefold's private communicator), so that a bad argument anywhere is an error
+        // everywhere instead of a hang.
+        const agreed_arguments args = agree(net::private_communicator(c), mine);
+        const auto n = static_cast<std::uint64_t>(count);
+        switch (args.type) {
+        case element::f64:
+            one_call<double>(c, sendbuf, n, args.op, op, type, recvbuf);
+            break;
+        case element::f32:
+            one_call<float>(c, sendbuf, n, args.op, op, type, recvbuf);
+            break;
+        case element::i32:
+            one_call<std::int32_t>(c, sendbuf, n, args.op, op, type, recvbuf);
+            break;
+        case element::i64:
+            one_call<std::int64_t>(c, sendbuf, n, args.op, op, type, recvbuf);
+            break;
+        case element::c64:
+            one_call<std::complex<double>>(c, sendbuf, n, args.op, op, type, recvbuf);
+            break;
+        case element::none:
+            throw std::logic_error("treefold: no element type (internal error)");
+        }
+        return succeed();
+    } catch (...) {
+        return fail_current_exception(false);
+    }
+}
+
+} // namespace
+
+} // namespace treefold::capi::detail
+
+using namespace treefold::capi::detail;
+
+extern "C" {
+
+int treefold_context_create(MPI_Comm comm, int64_t local_count, MPI_Datatype datatype, MPI_Op op,
+                            treefold_context* ctx)
+{
+    return create(comm, nullptr, local_count, datatype, op, ctx);
+}
+
+int treefold_context_create_block(MPI_Comm comm, int64_t global_start, int64_t local_count, MPI_Datatype datatype,
+                                  MPI_Op op, treefold_context* ctx)
+{
+    return create(comm, &global_start, local_count, datatype, op, ctx);
+}
+
+int treefold_allreduce_ctx(treefold_context ctx, const void* local, void* result)
+{
+    if (ctx == nullptr) {
+        return fail(MPI_ERR_ARG, "treefold: NULL context");
+    }
+    context& c = *ctx->impl;
+    const bool ok = result != nullptr && (local != nullptr || c.local_count == 0);
+    return run_call(ok, "treefold: this rank passed a NULL local or result buffer",
+                    [&] { c.all_reduce(local, ok, result); });
+}
+
+int treefold_reduce_ctx(treefold_context ctx, const void* local, void* result, int root)
+{
+    if (ctx == nullptr) {
+        return fail(MPI_ERR_ARG, "treefold: NULL context");
+    }
+    context& c = *ctx->impl;
+    if (root < 0 || root >= c.size) {
+        return fail(MPI_ERR_ROOT, "treefold: reduce root " + std::to_string(root) +
+                                      " is not a rank of a communicator of size " + std::to_string(c.size));
+    }
+    const bool ok = (local != nullptr || c.local_count == 0) && (result != nullptr || c.rank != root);
+    return run_call(ok, "treefold: this rank passed a NULL local buffer (or a NULL result on the root)",
+                    [&] { c.reduce(local, ok, result, root); });
+}
+
+void* treefold_context_buffer(treefold_context ctx)
+{
+    if (ctx == nullptr) {
+        return nullptr;
+    }
+    try {
+        return ctx->impl->buffer();
+    } catch (...) {
+        fail_current_exception(false);
+        return nullptr;
+    }
+}
+
+int64_t treefold_context_local_count(treefold_context ctx)
+{
+    return ctx == nullptr ? -1 : static_cast<int64_t>(ctx->impl->local_count);
+}
+
+int64_t treefold_context_global_count(treefold_context ctx)
+{
+    return ctx == nullptr ? -1 : static_cast<int64_t>(ctx->impl->global_count);
+}
+
+int treefold_context_destroy(treefold_context* ctx)
+{
+    if (ctx == nullptr) {
+        return fail(MPI_ERR_ARG, "treefold: NULL pointer to a context");
+    }
+    try {
+        delete *ctx;
+        *ctx = nullptr;
+        return succeed();
+    } catch (...) {
+        *ctx = nullptr;
+        return fail_current_exception(false);
+    }
+}
+
+int treefold_allreduce(const void* sendbuf, void* recvbuf, int local_count, MPI_Datatype datatype, MPI_Op op,
+                       MPI_Comm comm)
+{
+    return one_call_allreduce(sendbuf, recvbuf, local_count, datatype, op, comm);
+}
+
+int treefold_allreduce_c(const void* sendbuf, void* recvbuf, int64_t local_count, MPI_Datatype datatype, MPI_Op op,
+                         MPI_Comm comm)
+{
+    return one_call_allreduce(sendbuf, recvbuf, local_count, datatype, op, comm);
+}
+
+const char* treefold_last_error(void) { return last_message.c_str(); }
+
+} // extern "C"

@@ -1,0 +1,12 @@
+// The C API's contexts and one-call reductions for elements of type std::int64_t (one type per
+// translation unit, so the reducer instantiations compile in parallel).
+#include "context.hpp"
+
+namespace treefold::capi::detail {
+
+template std::unique_ptr<context> make_context<std::int64_t>(const boost::mpi::communicator&, layout::block_layout,
+                                                   operation, MPI_Op, MPI_Datatype);
+template void one_call<std::int64_t>(const boost::mpi::communicator&, const void*, std::uint64_t, operation, MPI_Op,
+                           MPI_Datatype, void*);
+
+} // namespace treefold::capi::detail

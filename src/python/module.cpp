@@ -1,0 +1,412 @@
+// The Python module `treefold` (pybind11): numpy arrays and mpi4py communicators over the C
+// API (treefold/treefold.h), and Python callables on object arrays over treefold::reducer
+// with pickled values (the slow path). Every call is collective; arguments that are wrong on
+// one rank only (dtype, contiguity, size) still take part in the call's first collective, so
+// every rank raises instead of some waiting.
+
+#include "treefold/treefold.h"
+
+#include "../capi/errors.hpp"
+
+#include "treefold/collective/layout_agreement.hpp"
+#include "treefold/net/comm.hpp"
+#include "treefold/reducer.hpp"
+
+#include <boost/serialization/split_member.hpp>
+#include <boost/serialization/string.hpp>
+#include <mpi4py/mpi4py.h>
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace py = pybind11;
+
+namespace treefold::python {
+
+namespace {
+
+using capi::detail::element;
+
+/// The MPI communicator inside an mpi4py communicator (TypeError for anything else).
+MPI_Comm comm_of(const py::object& comm)
+{
+    MPI_Comm* c = PyMPIComm_Get(comm.ptr());
+    if (c == nullptr) {
+        throw py::error_already_set();
+    }
+    return *c;
+}
+
+/// The MPI datatype of a numpy dtype (MPI_DATATYPE_NULL when treefold does not reduce it,
+/// which the C API reports as MPI_ERR_TYPE on every rank).
+MPI_Datatype datatype_of(const py::dtype& dt)
+{
+    if (!dt.attr("isnative").cast<bool>()) {
+        return MPI_DATATYPE_NULL;
+    }
+    const char kind = dt.kind();
+    const auto bytes = dt.itemsize();
+    if (kind == 'f' && bytes == 8) {
+        return MPI_DOUBLE;
+    }
+    if (kind == 'f' && bytes == 4) {
+        return MPI_FLOAT;
+    }
+    if (kind == 'i' && bytes == 4) {
+        return MPI_INT32_T;
+    }
+    if (kind == 'i' && bytes == 8) {
+        return MPI_INT64_T;
+    }
+    if (kind == 'c' && bytes == 16) {
+        return MPI_C_DOUBLE_COMPLEX;
+    }
+    return MPI_DATATYPE_NULL;
+}
+
+bool is_object(const py::dtype& dt) { return dt.kind() == 'O'; }
+
+/// MPI_SUM etc. for "sum", "prod", "min", "max" (MPI_OP_NULL otherwise: MPI_ERR_OP everywhere).
+MPI_Op op_of(const std::string& name)
+{
+    if (name == "sum") {
+        return MPI_SUM;
+    }
+    if (name == "prod") {
+        return MPI_PROD;
+    }
+    if (name == "min") {
+        return MPI_MIN;
+    }
+    if (name == "max") {
+        return MPI_MAX;
+    }
+    return MPI_OP_NULL;
+}
+
+/// Raises the Python exception for a C API error class: TypeError for a datatype,
+/// ValueError for arguments, RuntimeError for the rest. `local` is this rank's own reason,
+/// when it knows one better than the C API's message.
+[[noreturn]] void raise(int rc, const std::string& local)
+{
+    const std::string msg = local.empty() ? std::string(treefold_last_error()) : local;
+    switch (rc) {
+    case MPI_ERR_TYPE:
+        throw py::type_error(msg);
+    case MPI_ERR_COUNT:
+    case MPI_ERR_BUFFER:
+    case MPI_ERR_ARG:
+    case MPI_ERR_ROOT:
+    case MPI_ERR_OP:
+    case MPI_ERR_COMM:
+        throw py::value_error(msg);
+    default:
+        throw std::runtime_error(msg);
+    }
+}
+
+/// A numpy array as the C API sees it: its dtype's MPI type, its data if usable (NULL and a
+/// reason when it is not contiguous), its size.
+struct array_view {
+    MPI_Datatype type;
+    const void* data;
+    std::int64_t count;
+    std::string problem;
+};
+
+array_view view_of(const py::array& a)
+{
+    array_view v{datatype_of(a.dtype()), a.data(), static_cast<std::int64_t>(a.size()), {}};
+    if (v.type == MPI_DATATYPE_NULL) {
+        v.problem = "treefold: unsupported dtype " + py::str(a.dtype()).cast<std::string>() +
+                    " (float64, float32, int32, int64, complex128, or object with a callable op)";
+    } else if ((a.flags() & py::array::c_style) == 0) {
+        v.data = nullptr; // the C API makes this an error on every rank
+        v.problem = "treefold: the array is not contiguous (np.ascontiguousarray makes a copy that is)";
+    }
+    return v;
+}
+
+/// The numpy scalar of `dt` holding the bytes at `value`.
+py::object scalar_of(const py::dtype& dt, const void* value)
+{
+    py::array out(dt, std::vector<py::ssize_t>{1});
+    std::memcpy(out.mutable_data(), value, static_cast<std::size_t>(dt.itemsize()));
+    return out.attr("__getitem__")(0);
+}
+
+// ---- The slow path: Python objects under a Python callable ---------------------------------
+
+/// A Python object as a reducer element; it travels pickled (the GIL is held throughout).
+struct value {
+    py::object obj;
+
+    template <class Archive>
+    void save(Archive& ar, unsigned /*version*/) const
+    {
+        const py::bytes b = py::module_::import("pickle").attr("dumps")(obj);
+        const std::string s = b;
+        ar << s;
+    }
+    template <class Archive>
+    void load(Archive& ar, unsigned /*version*/)
+    {
+        std::string s;
+        ar >> s;
+        obj = py::module_::import("pickle").attr("loads")(py::bytes(s));
+    }
+    BOOST_SERIALIZATION_SPLIT_MEMBER()
+};
+
+/// The callable of the call in flight (the reducer keeps its operator; the callable changes
+/// per call).
+struct callable {
+    std::shared_ptr<py::object> fn = std::make_shared<py::object>();
+    value operator()(const value& left, const value& right) const { return {(*fn)(left.obj, right.obj)}; }
+};
+
+using object_reducer = reducer<value, callable, kernel::scalar, exchange::tree<>>;
+
+/// The agreement every call starts with (the C API's own, on the same communicator), for an
+/// object array: element::none, which no numeric call passes, so mixing object and numeric
+/// arrays across ranks is an error everywhere.
+void agree_object(const boost::mpi::communicator& comm, const py::array& a, const py::object& op)
+{
+    capi::detail::local_check mine;
+    if (!is_object(a.dtype())) {
+        mine.error_class = MPI_ERR_OP;
+        mine.message = "treefold: a callable op needs an array of dtype object";
+    } else if (!PyCallable_Check(op.ptr())) {
+        mine.error_class = MPI_ERR_OP;
+        mine.message = "treefold: object arrays need a callable op";
+    } else if ((a.flags() & py::array::c_style) == 0) {
+        mine.error_class = MPI_ERR_BUFFER;
+        mine.message = "treefold: the array is not contiguous";
+    }
+    mine.op = capi::detail::operation::user;
+    try {
+        capi::detail::agree(net::private_communicator(comm), mine);
+    } catch (const capi::detail::api_error& e) {
+        raise(e.error_class, e.what());
+    }
+}
+
+std::vector<value> values_of(const py::array& a)
+{
+    std::vector<value> xs(static_cast<std::size_t>(a.size()));
+    auto* objects = static_cast<PyObject* const*>(a.data());
+    for (std::size_t i = 0; i < xs.size(); ++i) {
+        xs[i].obj = py::reinterpret_borrow<py::object>(objects[i]);
+    }
+    return xs;
+}
+
+py::object allreduce_objects(MPI_Comm c, const py::array& a, const py::object& op)
+{
+    const boost::mpi::communicator comm(c, boost::mpi::comm_attach);
+    agree_object(comm, a, op);
+    callable fn;
+    *fn.fn = op;
+    object_reducer r(comm, layout_from_local_size(comm, static_cast<std::uint64_t>(a.size())), fn);
+    return r.all_reduce(values_of(a)).obj;
+}
+
+// ---- Reducer -----------------------------------------------------------------------------
+
+/// treefold.Reducer: a planned reduction (a C API context, or an object reducer).
+class py_reducer {
+public:
+    py_reducer(const py::object& comm, std::int64_t local_count, const py::object& dtype, const py::object& op,
+               const std::optional<std::int64_t>& global_start)
+        : dtype_(py::dtype::from_args(dtype))
+    {
+        const MPI_Comm c = comm_of(comm);
+        MPI_Comm_rank(c, &rank_);
+        if (is_object(dtype_)) {
+            const boost::mpi::communicator bc(c, boost::mpi::comm_attach);
+            capi::detail::local_check mine;
+            mine.op = capi::detail::operation::user;
+            if (!PyCallable_Check(op.ptr())) {
+                mine.error_class = MPI_ERR_OP;
+                mine.message = "treefold: object arrays need a callable op";
+            }
+            try {
+                capi::detail::agree(net::private_communicator(bc), mine);
+            } catch (const capi::detail::api_error& e) {
+                raise(e.error_class, e.what());
+            }
+            auto l = global_start ? layout_from_block(bc, static_cast<std::uint64_t>(*global_start),
+                                                      static_cast<std::uint64_t>(local_count))
+                                  : layout_from_local_size(bc, static_cast<std::uint64_t>(local_count));
+            *fn_.fn = op;
+            objects_ = std::make_unique<object_reducer>(bc, std::move(l), fn_);
+            local_count_ = local_count;
+            return;
+        }
+        const MPI_Datatype type = datatype_of(dtype_);
+        const MPI_Op mpi_op = py::isinstance<py::str>(op) ? op_of(op.cast<std::string>()) : MPI_OP_NULL;
+        treefold_context ctx = nullptr;
+        const int rc = global_start
+                           ? treefold_context_create_block(c, *global_start, local_count, type, mpi_op, &ctx)
+                           : treefold_context_create(c, local_count, type, mpi_op, &ctx);
+        if (rc != MPI_SUCCESS) {
+            raise(rc, "");
+        }
+        ctx_.reset(ctx);
+        local_count_ = local_count;
+    }
+
+    py::object allreduce(const py::array& a) { return call(a, -1); }
+    py::object reduce(const py::array& a, int root) { return call(a, root); }
+
+    /// The context's own buffer as a numpy array (no copy; it keeps the Reducer alive).
+    py::array buffer(py::object self)
+    {
+        if (!ctx_) {
+            throw py::type_error("treefold: object Reducers have no buffer");
+        }
+        void* data = treefold_context_buffer(ctx_.get());
+        return py::array(dtype_, std::vector<py::ssize_t>{static_cast<py::ssize_t>(local_count_)}, data, self);
+    }
+
+    std::int64_t local_count() const { return local_count_; }
+    std::int64_t global_count() const
+    {
+        return ctx_ ? treefold_context_global_count(ctx_.get()) : static_cast<std::int64_t>(objects_->layout().size());
+    }
+
+private:
+    py::object call(const py::array& a, int root)
+    {
+        if (objects_) {
+            // The slow path: wrong dtypes or sizes become a wrong-size span, which the
+            // reducer reports on every rank.
+            const bool ok = is_object(a.dtype()) && (a.flags() & py::array::c_style) != 0 &&
+                            a.size() == local_count_;
+            std::vector<value> xs = ok ? values_of(a) : std::vector<value>(static_cast<std::size_t>(local_count_ + 1));
+            if (root < 0) {
+                return objects_->all_reduce(xs).obj;
+            }
+            std::optional<value> v = objects_->reduce(xs, root);
+            return v ? v->obj : py::none();
+        }
+        array_view v = view_of(a);
+        std::string problem = v.problem;
+        if (problem.empty() && v.type != datatype_of(dtype_)) {
+            problem = "treefold: the array's dtype is " + py::str(a.dtype()).cast<std::string>() +
+                      " but the Reducer's is " + py::str(dtype_).cast<std::string>();
+        }
+        if (problem.empty() && v.count != local_count_) {
+            problem = "treefold: the array holds " + std::to_string(v.count) + " values but this rank's block holds " +
+                      std::to_string(local_count_);
+        }
+        if (!problem.empty()) {
+            v.data = nullptr; // takes part, and makes the call fail on every rank
+        }
+        std::vector<unsigned char> result(static_cast<std::size_t>(dtype_.itemsize()));
+        int rc = MPI_SUCCESS;
+        {
+            py::gil_scoped_release unlocked;
+            rc = root < 0 ? treefold_allreduce_ctx(ctx_.get(), v.data, result.data())
+                          : treefold_reduce_ctx(ctx_.get(), v.data, result.data(), root);
+        }
+        if (!problem.empty() && local_count_ == 0 && rc == MPI_SUCCESS) {
+            rc = MPI_ERR_BUFFER; // a rank without values cannot fail the others, but it fails
+        }
+        if (rc == MPI_ERR_BUFFER && problem.empty()) {
+            problem = "treefold: another rank passed an unusable array (wrong dtype or size, or not contiguous)";
+        }
+        if (rc != MPI_SUCCESS) {
+            raise(rc == MPI_ERR_BUFFER && v.type != datatype_of(dtype_) ? MPI_ERR_TYPE : rc, problem);
+        }
+        if (root >= 0 && root != rank_) {
+            return py::none();
+        }
+        return scalar_of(dtype_, result.data());
+    }
+
+    struct destroy {
+        void operator()(treefold_context ctx) const
+        {
+            int finalized = 0;
+            MPI_Finalized(&finalized);
+            if (finalized == 0) { // after MPI_Finalize (mpi4py's, at exit) freeing is not allowed
+                treefold_context_destroy(&ctx);
+            }
+        }
+    };
+
+    py::dtype dtype_;
+    std::unique_ptr<treefold_context_s, destroy> ctx_;
+    callable fn_;
+    std::unique_ptr<object_reducer> objects_;
+    std::int64_t local_count_ = 0;
+    int rank_ = 0;
+};
+
+py::object allreduce(const py::object& comm, const py::array& a, const py::object& op)
+{
+    const MPI_Comm c = comm_of(comm);
+    if (!py::isinstance<py::str>(op)) {
+        return allreduce_objects(c, a, op);
+    }
+    const array_view v = view_of(a);
+    std::vector<unsigned char> result(16);
+    int rc = MPI_SUCCESS;
+    {
+        py::gil_scoped_release unlocked;
+        rc = treefold_allreduce_c(v.data, result.data(), v.count, v.type, op_of(op.cast<std::string>()), c);
+    }
+    if (rc != MPI_SUCCESS) {
+        raise(rc, v.problem);
+    }
+    return scalar_of(a.dtype(), result.data());
+}
+
+} // namespace
+
+} // namespace treefold::python
+
+PYBIND11_MODULE(treefold, m)
+{
+    using namespace treefold::python;
+    if (import_mpi4py() < 0) {
+        throw py::error_already_set();
+    }
+    m.doc() = R"(Reproducible MPI reductions: the same bits for any number of processes.
+
+Every function reduces ALL values of a distributed array (each rank holds a block) to one
+value along treefold's tree over the global index, with the bits of the C++ treefold::reducer.
+Collective over the mpi4py communicator; an error on any rank raises on every rank
+(TypeError for dtypes, ValueError for arguments, RuntimeError otherwise).)";
+
+    m.def("allreduce", &allreduce, py::arg("comm"), py::arg("array"), py::arg("op") = "sum",
+          R"(The reduction of every rank's array (concatenated in rank order) on every rank.
+
+array: a C-contiguous numpy array of float64, float32, int32, int64 or complex128 (read in
+place, never copied); op: "sum", "prod", "min" or "max". With dtype=object and a callable
+op(left, right) (left covers the lower indices) the values travel pickled and the callable
+runs with the GIL held: a slow path for exact or custom arithmetic (fractions, strings).)");
+
+    py::class_<py_reducer>(m, "Reducer",
+                           R"(A reduction planned once for this rank's local_count values of dtype,
+reusable for many calls: Reducer(comm, local_count, dtype, op="sum", global_start=None).
+Blocks lie in rank order unless every rank passes its global_start.)")
+        .def(py::init<const py::object&, std::int64_t, const py::object&, const py::object&,
+                      const std::optional<std::int64_t>&>(),
+             py::arg("comm"), py::arg("local_count"), py::arg("dtype"), py::arg("op") = "sum",
+             py::arg("global_start") = py::none())
+        .def("allreduce", &py_reducer::allreduce, py::arg("array"), "The reduction on every rank.")
+        .def("reduce", &py_reducer::reduce, py::arg("array"), py::arg("root"),
+             "The reduction on root (None on the other ranks).")
+        .def("buffer", [](py::object self) { return self.cast<py_reducer&>().buffer(self); },
+             "The Reducer's own array of local_count values (zero-filled; no copy).")
+        .def_property_readonly("local_count", &py_reducer::local_count)
+        .def_property_readonly("global_count", &py_reducer::global_count);
+}

@@ -1,0 +1,194 @@
+! The Fortran module under mpirun: the data sets' published bits (the C++ reducer's) and a
+! Fortran evaluation of the tree for the others, through the one-call form and contexts with
+! blocks in reverse rank order; real32 and int64; an error class on every rank.
+! Usage: test_fortran DATA_DIR FILE...   (DATA_DIR absent: the data-set part is skipped)
+program test_fortran
+  use, intrinsic :: iso_fortran_env, only: real64, real32, int64, output_unit, error_unit
+  use mpi_f08
+  use treefold
+  implicit none
+
+  integer :: rank, p, failures, ierr, i, nargs
+  character(len=4096) :: dir, file
+  logical :: have_dir
+
+  call MPI_Init()
+  call MPI_Comm_rank(MPI_COMM_WORLD, rank)
+  call MPI_Comm_size(MPI_COMM_WORLD, p)
+  failures = 0
+
+  nargs = command_argument_count()
+  have_dir = .false.
+  if (nargs >= 1) then
+    call get_command_argument(1, dir)
+    inquire (file=trim(dir)//'/reference_tree_sum.csv', exist=have_dir)
+  end if
+  if (have_dir) then
+    do i = 2, nargs
+      call get_command_argument(i, file)
+      call check_data_set(trim(dir), trim(file))
+    end do
+  else if (rank == 0) then
+    write (output_unit, '(a)') 'SKIPPED: ../shared/data/psllh not found; the data-set check did not run'
+  end if
+
+  call check_other_kinds()
+  call check_errors()
+
+  call MPI_Allreduce(MPI_IN_PLACE, failures, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD)
+  if (rank == 0) write (output_unit, '(a,i0,a,i0)') 'test_fortran: p = ', p, ', failures = ', failures
+  call MPI_Finalize()
+  if (failures /= 0) error stop 1
+
+contains
+
+  subroutine fail(what)
+    character(len=*), intent(in) :: what
+    failures = failures + 1
+    write (error_unit, '(a,i0,a)') 'test_fortran: rank ', rank, ': '//what
+  end subroutine fail
+
+  !> The tree over the global index, level by level: pairs of neighbours, an odd last one
+  !> passes through (nothing shared with treefold). `single`: each sum rounded as real32 (xs
+  !> then holds real32 values).
+  real(real64) function tree_sum(xs, single) result(s)
+    real(real64), intent(in) :: xs(:)
+    logical, intent(in) :: single
+    real(real64), allocatable :: level(:)
+    integer(int64) :: n, k
+    allocate (level(size(xs)))
+    level(:) = xs
+    n = size(level, kind=int64)
+    do while (n > 1)
+      do k = 1, n / 2
+        if (single) then
+          level(k) = real(real(level(2 * k - 1), real32) + real(level(2 * k), real32), real64)
+        else
+          level(k) = level(2 * k - 1) + level(2 * k)
+        end if
+      end do
+      if (mod(n, 2_int64) == 1) level(n / 2 + 1) = level(n)
+      n = (n + 1) / 2
+    end do
+    s = level(1)
+  end function tree_sum
+
+  !> Block r of n over p ranks with uneven sizes (rank r gets about (r+1)/sum weights): [lo, hi].
+  subroutine block_of(n, r, lo, hi)
+    integer(int64), intent(in) :: n
+    integer, intent(in) :: r
+    integer(int64), intent(out) :: lo, hi
+    integer(int64) :: total
+    total = int(p, int64) * (p + 1) / 2
+    lo = n * (int(r, int64) * (r + 1) / 2) / total + 1
+    hi = n * (int(r + 1, int64) * (r + 2) / 2) / total
+  end subroutine block_of
+
+  subroutine check_data_set(dir, file)
+    character(len=*), intent(in) :: dir, file
+    real(real64), allocatable :: xs(:)
+    real(real64) :: got, want, at_root
+    integer(int64) :: n, lo, hi, published, bits
+    integer :: unit, r
+    type(treefold_context) :: ctx
+    logical :: has_published
+
+    open (newunit=unit, file=dir//'/'//file, access='stream', form='unformatted', status='old', action='read')
+    read (unit) n
+    allocate (xs(n))
+    read (unit) xs
+    close (unit)
+    call find_published(dir, file, has_published, published)
+
+    want = tree_sum(xs, .false.)
+    if (has_published .and. transfer(want, 0_int64) /= published) &
+      call fail(file//': the oracle misses the published bits')
+
+    ! One call, blocks in rank order.
+    call block_of(n, rank, lo, hi)
+    call treefold_allreduce(xs(lo:hi), got, MPI_COMM_WORLD, ierr)
+    bits = transfer(got, 0_int64)
+    if (ierr /= MPI_SUCCESS) call fail(file//': treefold_allreduce: '//treefold_error_message())
+    if (bits /= transfer(want, 0_int64)) call fail(file//': treefold_allreduce bits differ')
+
+    ! A context with declared blocks in reverse rank order, allreduce and a rooted reduce.
+    call block_of(n, p - 1 - rank, lo, hi)
+    call treefold_context_create(MPI_COMM_WORLD, hi - lo + 1, MPI_DOUBLE_PRECISION, MPI_SUM, ctx, ierr, &
+                                 global_start=lo - 1)
+    if (ierr /= MPI_SUCCESS) call fail(file//': create: '//treefold_error_message())
+    call treefold_allreduce_ctx(ctx, xs(lo:hi), got, ierr)
+    if (ierr /= MPI_SUCCESS .or. transfer(got, 0_int64) /= transfer(want, 0_int64)) &
+      call fail(file//': treefold_allreduce_ctx bits differ')
+    do r = 0, p - 1
+      at_root = -1
+      call treefold_reduce_ctx(ctx, xs(lo:hi), at_root, r, ierr)
+      if (ierr /= MPI_SUCCESS) call fail(file//': treefold_reduce_ctx failed')
+      if (rank == r .and. transfer(at_root, 0_int64) /= transfer(want, 0_int64)) &
+        call fail(file//': treefold_reduce_ctx bits differ')
+    end do
+    call treefold_context_destroy(ctx, ierr)
+    if (rank == 0) write (output_unit, '(a,z16.16)') file//' tree sum bits ', transfer(got, 0_int64)
+  end subroutine check_data_set
+
+  !> The published bits of `file` from reference_tree_sum.csv (file,HEX), if listed.
+  subroutine find_published(dir, file, found, bits)
+    character(len=*), intent(in) :: dir, file
+    logical, intent(out) :: found
+    integer(int64), intent(out) :: bits
+    character(len=512) :: line
+    integer :: unit, stat, comma
+    found = .false.
+    bits = 0
+    open (newunit=unit, file=dir//'/reference_tree_sum.csv', status='old', action='read')
+    do
+      read (unit, '(a)', iostat=stat) line
+      if (stat /= 0) exit
+      comma = index(line, ',')
+      if (comma > 0) then
+        if (line(1:comma - 1) == file) then
+          read (line(comma + 1:), '(z16)') bits
+          found = .true.
+        end if
+      end if
+    end do
+    close (unit)
+  end subroutine find_published
+
+  subroutine check_other_kinds()
+    integer(int64), parameter :: n = 1001
+    real(real32) :: f(n), fgot, fwant
+    integer(int64) :: k(n), kgot, lo, hi, i
+    do i = 1, n
+      f(i) = real(1.0_real64 / real(i, real64) * merge(1, -1, mod(i, 3_int64) == 0), real32)
+      k(i) = i * i - 7
+    end do
+    call block_of(n, rank, lo, hi)
+    call treefold_allreduce(f(lo:hi), fgot, MPI_COMM_WORLD, ierr)
+    fwant = real(tree_sum(real(f, real64), .true.), real32)
+    if (ierr /= MPI_SUCCESS .or. transfer(fgot, 0) /= transfer(fwant, 0)) call fail('real32 bits differ')
+    call treefold_allreduce(k(lo:hi), kgot, MPI_COMM_WORLD, ierr)
+    if (ierr /= MPI_SUCCESS .or. kgot /= sum(k)) call fail('int64 sum differs')
+    call treefold_allreduce(k(lo:hi), kgot, MPI_COMM_WORLD, ierr, op=MPI_MAX)
+    if (ierr /= MPI_SUCCESS .or. kgot /= maxval(k)) call fail('int64 max differs')
+  end subroutine check_other_kinds
+
+  subroutine check_errors()
+    type(treefold_context) :: ctx
+    real(real64) :: x(3), got
+    x = 1
+    ! A datatype treefold does not reduce, on the last rank only: every rank gets MPI_ERR_TYPE.
+    if (rank == p - 1) then
+      call treefold_context_create(MPI_COMM_WORLD, 3_int64, MPI_CHARACTER, MPI_SUM, ctx, ierr)
+    else
+      call treefold_context_create(MPI_COMM_WORLD, 3_int64, MPI_DOUBLE_PRECISION, MPI_SUM, ctx, ierr)
+    end if
+    if (ierr /= MPI_ERR_TYPE) call fail('expected MPI_ERR_TYPE on every rank')
+    if (len(treefold_error_message()) == 0) call fail('no error message')
+    call treefold_allreduce(x, got, MPI_COMM_NULL, ierr)
+    if (ierr /= MPI_ERR_COMM) call fail('expected MPI_ERR_COMM for MPI_COMM_NULL')
+    call treefold_allreduce(x, got, MPI_COMM_WORLD, ierr)
+    if (ierr /= MPI_SUCCESS .or. transfer(got, 0_int64) /= transfer(3.0_real64 * p, 0_int64)) &
+      call fail('a call after the errors failed')
+  end subroutine check_errors
+
+end program test_fortran

@@ -1,0 +1,186 @@
+"""The Python module under mpirun (every rank runs every test; each test makes the same
+collective calls on every rank before it asserts, so a failure on one rank hangs nobody).
+
+Bits are checked against the data sets' published tree sums (the C++ reducer's bits) and, for
+random layouts, every dtype and op, against a pure-numpy evaluation of treefold's tree, which
+the C++ reducer matches bit for bit by its own tests (test/support/oracle.hpp)."""
+
+import os
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+import pytest
+from mpi4py import MPI
+
+import treefold
+
+COMM = MPI.COMM_WORLD
+P = COMM.Get_size()
+RANK = COMM.Get_rank()
+
+
+def tree(xs, op):
+    """Node (x, y) = op((x, y-1), (x + 2^(y-1), y-1)), or (x, y-1) alone past N: level by
+    level, pairs of neighbours, an odd last node passes through."""
+    level = np.asarray(xs)
+    while len(level) > 1:
+        m = len(level) // 2
+        nxt = op(level[0 : 2 * m : 2], level[1 : 2 * m : 2])
+        if len(level) % 2:
+            nxt = np.concatenate([nxt, level[-1:]])
+        level = nxt
+    return level[0]
+
+
+def rank_order_blocks(n, seed):
+    """Random block boundaries in rank order (some blocks empty), the same on every rank."""
+    rng = np.random.default_rng(seed)
+    cuts = np.sort(rng.integers(0, n + 1, P - 1))
+    return np.concatenate([[0], cuts, [n]]).astype(np.int64)
+
+
+def bits(x):
+    return np.asarray(x).tobytes()
+
+
+def data_dir():
+    here = Path(__file__).resolve().parents[2]
+    d = Path(os.environ.get("TREEFOLD_SOURCE_DIR", here)) / ".." / "shared" / "data" / "psllh"
+    return d if d.is_dir() else None
+
+
+def read_binpsllh(path):
+    raw = path.read_bytes()
+    n = int(np.frombuffer(raw[:8], dtype="<u8")[0])
+    return np.frombuffer(raw[8:], dtype="<f8", count=n).astype(np.float64)
+
+
+def test_data_sets_have_the_published_bits():
+    d = data_dir()
+    if d is None:
+        pytest.skip("../shared/data/psllh not found; the data-set check did not run")
+    published = {}
+    for line in (d / "reference_tree_sum.csv").read_text().splitlines():
+        name, _, hexbits = line.partition(",")
+        if name.endswith(".binpsllh"):
+            published[name] = int(hexbits, 16)
+    assert len(published) == 4
+    for path in sorted(d.glob("*.binpsllh")):
+        xs = read_binpsllh(path)
+        cuts = rank_order_blocks(len(xs), len(xs))
+        lo, hi = cuts[RANK], cuts[RANK + 1]
+        one_call = treefold.allreduce(COMM, xs[lo:hi])
+        # A Reducer with declared blocks: rank r holds block P-1-r.
+        lo2, hi2 = cuts[P - 1 - RANK], cuts[P - RANK]
+        r = treefold.Reducer(COMM, int(hi2 - lo2), np.float64, global_start=int(lo2))
+        planned = r.allreduce(xs[lo2:hi2])
+        want = tree(xs, np.add)
+        assert bits(one_call) == bits(want), path.name
+        assert bits(planned) == bits(want), path.name
+        if path.name in published:
+            assert int(np.float64(one_call).view(np.uint64)) == published[path.name], path.name
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int32, np.int64, np.complex128])
+@pytest.mark.parametrize("op", ["sum", "prod", "min", "max"])
+def test_every_dtype_and_op_matches_the_tree(dtype, op):
+    if np.dtype(dtype).kind == "c" and op in ("min", "max"):
+        pytest.skip("min and max are not defined for complex numbers")
+    n = 997
+    rng = np.random.default_rng(42)
+    if np.dtype(dtype).kind == "i":
+        xs = rng.integers(-(2**20), 2**20, n).astype(dtype)  # sums and products wrap
+    else:
+        xs = (rng.standard_normal(n) * 10.0 ** rng.integers(-8, 8, n)).astype(dtype)
+        if np.dtype(dtype).kind == "c":
+            xs = xs + 1j * rng.standard_normal(n)
+        if op == "prod":
+            xs = (1 + xs / 1e9).astype(dtype)  # stays finite
+    ufunc = {"sum": np.add, "prod": np.multiply, "min": np.minimum, "max": np.maximum}[op]
+    if np.dtype(dtype).kind == "c":
+        # numpy's complex loops may fuse multiply-adds (SIMD dispatch); Python's complex
+        # arithmetic is the plain (ac - bd, ad + bc) that treefold computes.
+        ufunc = np.frompyfunc({"sum": lambda a, b: a + b, "prod": lambda a, b: a * b}[op], 2, 1)
+    with np.errstate(over="ignore"):
+        want = np.asarray(tree(xs.astype(object) if np.dtype(dtype).kind == "c" else xs, ufunc), dtype=dtype)
+    for seed in range(3):
+        cuts = rank_order_blocks(n, seed)
+        got = treefold.allreduce(COMM, xs[cuts[RANK] : cuts[RANK + 1]], op=op)
+        assert got.dtype == np.dtype(dtype)
+        assert bits(got) == bits(want), (dtype, op, seed)
+
+
+def test_reducer_reduce_and_its_own_buffer():
+    n_local = 3 + RANK
+    r = treefold.Reducer(COMM, n_local, np.float64)
+    assert r.local_count == n_local
+    n = r.global_count
+    start = sum(3 + k for k in range(RANK))
+    buf = r.buffer()
+    assert buf.shape == (n_local,) and not buf.any()
+    buf[:] = 1.0 / np.arange(start + 1, start + n_local + 1)  # written in place, no copy
+    want = tree(1.0 / np.arange(1, n + 1), np.add)
+    assert bits(r.allreduce(buf)) == bits(want)
+    for root in range(P):
+        got = r.reduce(buf, root)
+        if RANK == root:
+            assert bits(got) == bits(want)
+        else:
+            assert got is None
+
+
+def test_callables_on_object_arrays_keep_index_order():
+    n = 50
+    cuts = rank_order_blocks(n, 7)
+    mine = slice(cuts[RANK], cuts[RANK + 1])
+    words = np.array([f"w{i}." for i in range(n)], dtype=object)
+    assert treefold.allreduce(COMM, words[mine], op=lambda a, b: a + b) == "".join(words)
+    fractions = np.array([Fraction(1, i + 1) for i in range(n)], dtype=object)
+    assert treefold.allreduce(COMM, fractions[mine], op=lambda a, b: a + b) == sum(fractions)
+    skew = lambda a, b: a * 0.5 + b * 1.5  # non-associative: only the tree's order gives this
+    floats = np.array([float(i % 7) - 3.0 for i in range(n)], dtype=object)
+    assert treefold.allreduce(COMM, floats[mine], op=skew) == tree(floats, np.frompyfunc(skew, 2, 1))
+    r = treefold.Reducer(COMM, int(cuts[RANK + 1] - cuts[RANK]), object, op=lambda a, b: a + b)
+    assert r.allreduce(words[mine]) == "".join(words)
+
+
+def test_a_raising_callable_raises_everywhere():
+    def op(a, b):
+        if RANK == P - 1:
+            raise KeyError("boom")
+        return a + b
+
+    xs = np.array([1, 2, 3], dtype=object)
+    with pytest.raises(Exception) as info:
+        treefold.allreduce(COMM, xs, op=op)
+    if RANK == P - 1 or P == 1:
+        assert info.type is KeyError  # the callable's own exception where it was raised
+    else:
+        assert "boom" in str(info.value)
+    assert treefold.allreduce(COMM, xs, op=lambda a, b: a + b) == 6 * P
+
+
+def test_errors_on_one_rank_raise_on_every_rank():
+    x = np.arange(8, dtype=np.float64)
+    last = RANK == P - 1
+    # Wrong dtype on one rank.
+    with pytest.raises(TypeError):
+        treefold.allreduce(COMM, x.astype(np.uint8) if last else x)
+    # A non-contiguous array on one rank (never copied behind the caller's back).
+    with pytest.raises(ValueError, match="contiguous" if last else ""):
+        treefold.allreduce(COMM, x[::2] if last else x[:4])
+    # An unknown op name.
+    with pytest.raises(ValueError):
+        treefold.allreduce(COMM, x, op="mean")
+    # A Reducer given the wrong number of values on one rank, or the wrong dtype.
+    r = treefold.Reducer(COMM, 8, np.float64)
+    with pytest.raises(ValueError, match="holds 3 values" if last else ""):
+        r.allreduce(x[:3] if last else x)
+    with pytest.raises((TypeError, ValueError)):
+        r.allreduce(x.astype(np.float32) if last else x)
+    # N = 0 has no result.
+    with pytest.raises(ValueError):
+        treefold.allreduce(COMM, np.zeros(0))
+    # Everything still works afterwards.
+    assert r.allreduce(x) == treefold.allreduce(COMM, x) == tree(np.tile(x, P), np.add)
