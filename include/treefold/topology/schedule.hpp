@@ -22,8 +22,8 @@
 ///   core ranks run the factor stages; in the first stage, remainder x also multicasts its
 ///   value to every member of first-stage group x mod (m/f1), which combine it after their
 ///   group's values; in the last stage every member of last-stage group x mod (m/fk) also
-///   sends its (pre-stage) partial to remainder x, which combines those fk partials in digit
-///   order, exactly as the group's members do. Positions: first-stage group j is its f1 core
+///   sends its (pre-stage) partial to remainder x (before its peers), which combines those fk
+///   partials in digit order, exactly as the group's members do. Positions: first-stage group j is its f1 core
 ///   ranks followed by its remainders, so every partial is still a contiguous range.
 ///
 /// Text form (round-trips through parse/to_string): stages separated by blanks, e.g.
