@@ -1,9 +1,12 @@
 // The efficiency figure: for p = 2..P (default 1024) and α_p/α_r (default 0.88/0.38), the
-// modelled time of the best schedule divided by that of recursive doubling and of the
-// heuristic. Prints one CSV row per p, the averages as '#' lines, and with --svg FILE draws
-// both ratios against p. No MPI communication.
+// modelled time of the best schedule divided by that of recursive doubling, treefold's
+// heuristic and the thesis's (sorted and unsorted). Prints one CSV row per p, the averages as
+// '#' lines, and with --svg FILE draws the ratios against p. No MPI communication.
 //
-//   schedule_efficiency [--max-p P] [--alpha-p X] [--alpha-r Y] [--svg FILE]
+//   schedule_efficiency [--max-p P] [--alpha-p X] [--alpha-r Y] [--receives free|conflicts]
+//                       [--thesis-space] [--svg FILE]
+//
+// --thesis-space: "best" is the best in the thesis's space (model::search_space::thesis()).
 #include "treefold/topology/schedule.hpp"
 #include "treefold/model/pipelining.hpp"
 
@@ -22,36 +25,55 @@ int main(int argc, char** argv)
     int max_p = 1024;
     model::params m{0.88, 0.38};
     std::string svg;
-    for (int i = 1; i + 1 < argc; i += 2) {
+    model::search_space space;
+    for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
-        if (a == "--max-p") {
-            max_p = std::atoi(argv[i + 1]);
+        if (a == "--thesis-space") {
+            space = model::search_space::thesis();
+            continue;
+        }
+        if (i + 1 >= argc) {
+            break;
+        }
+        ++i;
+        if (a == "--receives") {
+            m.receives = std::string(argv[i]) == "conflicts" ? model::receive_cost::conflicts : model::receive_cost::free;
+        } else if (a == "--max-p") {
+            max_p = std::atoi(argv[i]);
         } else if (a == "--alpha-p") {
-            m.alpha_p = std::atof(argv[i + 1]);
+            m.alpha_p = std::atof(argv[i]);
         } else if (a == "--alpha-r") {
-            m.alpha_r = std::atof(argv[i + 1]);
+            m.alpha_r = std::atof(argv[i]);
         } else if (a == "--svg") {
-            svg = argv[i + 1];
+            svg = argv[i];
         }
     }
     m.check();
     std::vector<double> vs_rd;
     std::vector<double> vs_heur;
+    std::vector<double> vs_sorted;
+    std::vector<double> vs_unsorted;
     double worst_search = 0;
-    std::printf("p,rd_us,heuristic_us,best_us,best_over_rd,best_over_heuristic,best,heuristic\n");
+    std::printf("p,rd_us,heuristic_us,best_us,best_over_rd,best_over_heuristic,best_over_thesis_sorted,"
+                "best_over_thesis_unsorted,best,heuristic,thesis_sorted\n");
     for (int p = 2; p <= max_p; ++p) {
         const auto rd = treefold::topology::recursive_doubling(p);
         const auto h = model::heuristic(p, m);
+        const auto hs = model::thesis_heuristic(p, m, true);
+        const auto hu = model::thesis_heuristic(p, m, false);
         const auto t0 = std::chrono::steady_clock::now();
-        const auto b = model::best(p, m);
+        const auto b = model::best(p, m, space);
         worst_search = std::max(worst_search, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
         const double trd = model::modelled_time(rd, p, m);
         const double th = model::modelled_time(h, p, m);
         const double tb = model::modelled_time(b, p, m);
         vs_rd.push_back(tb / trd);
         vs_heur.push_back(tb / th);
-        std::printf("%d,%.3f,%.3f,%.3f,%.4f,%.4f,%s,%s\n", p, trd, th, tb, tb / trd, tb / th, b.to_string().c_str(),
-                    h.to_string().c_str());
+        vs_sorted.push_back(tb / model::modelled_time(hs, p, m));
+        vs_unsorted.push_back(tb / model::modelled_time(hu, p, m));
+        std::printf("%d,%.3f,%.3f,%.3f,%.4f,%.4f,%.4f,%.4f,%s,%s,%s\n", p, trd, th, tb, tb / trd, tb / th,
+                    vs_sorted.back(), vs_unsorted.back(), b.to_string().c_str(), h.to_string().c_str(),
+                    hs.to_string().c_str());
     }
     auto mean = [](const std::vector<double>& v) {
         double s = 0;
@@ -70,6 +92,8 @@ int main(int argc, char** argv)
     std::printf("# alpha_p = %g, alpha_r = %g, p = 2..%d\n", m.alpha_p, m.alpha_r, max_p);
     std::printf("# mean best/recursive_doubling = %.4f (min %.4f)\n", mean(vs_rd), minimum(vs_rd));
     std::printf("# mean best/heuristic = %.4f (min %.4f)\n", mean(vs_heur), minimum(vs_heur));
+    std::printf("# mean best/thesis sorted = %.4f (min %.4f)\n", mean(vs_sorted), minimum(vs_sorted));
+    std::printf("# mean best/thesis unsorted = %.4f (min %.4f)\n", mean(vs_unsorted), minimum(vs_unsorted));
     std::printf("# slowest exact search: %.3f ms\n", worst_search * 1e3);
     if (!svg.empty()) {
         std::ofstream f(svg);
@@ -93,9 +117,12 @@ int main(int argc, char** argv)
             f << "'/>\n";
         };
         line(vs_rd, "#1f77b4");
+        line(vs_unsorted, "#ff7f0e");
+        line(vs_sorted, "#2ca02c");
         line(vs_heur, "#d62728");
-        f << "<text x='" << left + 10 << "' y='" << h - 5 << "'>p (ranks)   blue: best / recursive doubling (mean "
-          << mean(vs_rd) << ")   red: best / heuristic (mean " << mean(vs_heur) << ")</text>\n</svg>\n";
+        f << "<text x='" << left + 10 << "' y='" << h - 5 << "'>p   best / recursive doubling (blue, mean "
+          << mean(vs_rd) << "), / heuristic (red, " << mean(vs_heur) << "), / thesis sorted (green, "
+          << mean(vs_sorted) << "), unsorted (orange, " << mean(vs_unsorted) << ")</text>\n</svg>\n";
     }
     return 0;
 }

@@ -1,6 +1,8 @@
-// `treefold schedule --p P [--alpha-p X --alpha-r Y | --calibration FILE] [--schedule TEXT]...
-// [--noise MEAN --seed S]`: recursive doubling, heuristic and best allreduce schedules for p
-// ranks with modelled and simulated times and message counts (no MPI).
+// `treefold schedule --p P [--alpha-p X --alpha-r Y | --calibration FILE] [--receives free|conflicts]
+// [--schedule TEXT]... [--noise MEAN --seed S]`: recursive doubling, treefold's heuristic, the
+// thesis's heuristic (sorted and unsorted), the best schedule and the best in the thesis's space
+// for p ranks, with modelled and simulated times, message counts and efficiency (no MPI).
+#include "commands.hpp"
 #include "common.hpp"
 #include "treefold/topology/schedule.hpp"
 #include "treefold/model/pipelining.hpp"
@@ -26,12 +28,15 @@ int run_schedule(const std::vector<std::string>& args, int& /*argc*/, char**& /*
     std::string calibration;
     std::vector<std::string> extra;
     model::noise noise;
+    std::string receives = "free";
     po::options_description desc("treefold schedule options");
     desc.add_options()
         ("p", po::value(&p)->required(), "number of ranks p (1..1048576)")
         ("alpha-p", po::value(&m.alpha_p), "pipeline latency of a multicast (us; default 0.88)")
         ("alpha-r", po::value(&m.alpha_r), "cost per message of a multicast (us; default 0.38)")
         ("calibration", po::value(&calibration), "read alpha_p and alpha_r from this file (perf/schedule_calibrate; - for standard input)")
+        ("receives", po::value(&receives), "model: 'free' (the thesis; a collapse costs alpha_p + alpha_r, default) or "
+                                           "'conflicts' (one alpha_r per message received)")
         ("schedule", po::value(&extra)->composing(), "also evaluate this schedule (text form; repeatable)")
         ("noise", po::value(&noise.mean)->default_value(0.0), "simulator: mean extra delay per message (us)")
         ("seed", po::value(&noise.seed)->default_value(1), "simulator: random seed")
@@ -64,10 +69,17 @@ int run_schedule(const std::vector<std::string>& args, int& /*argc*/, char**& /*
         throw as_usage(e);
     }
     require_cost(noise.mean, "--noise");
+    if (receives != "free" && receives != "conflicts") {
+        throw usage_error("--receives must be 'free' or 'conflicts'");
+    }
+    m.receives = receives == "free" ? model::receive_cost::free : model::receive_cost::conflicts;
     std::vector<std::pair<std::string, topology::schedule>> rows{
         {"recursive doubling", topology::recursive_doubling(p)},
         {"heuristic", model::heuristic(p, m)},
+        {"thesis sorted", model::thesis_heuristic(p, m, true)},
+        {"thesis unsorted", model::thesis_heuristic(p, m, false)},
         {"best", model::best(p, m)},
+        {"best thesis space", model::best(p, m, model::search_space::thesis())},
     };
     for (const auto& text : extra) {
         try {
@@ -80,14 +92,16 @@ int run_schedule(const std::vector<std::string>& args, int& /*argc*/, char**& /*
     }
     const double c = m.ratio();
     std::printf("p = %d, alpha_p = %g us, alpha_r = %g us (alpha_p/alpha_r = %g)\n", p, m.alpha_p, m.alpha_r, c);
-    std::printf("b_opt = %.4f, b_upper = %.4f%s\n", model::b_opt(c), c > 0 ? model::b_upper(c) : 0.0,
-                noise.mean > 0 ? " (simulated with noise)" : "");
-    std::printf("%-20s %-40s %6s %10s %12s %12s\n", "schedule", "stages", "rounds", "messages", "model (us)",
-                "simulated (us)");
+    std::printf("b_opt = %.4f, b_upper = %.4f, receives %s%s\n", model::b_opt(c), c > 0 ? model::b_upper(c) : 0.0,
+                receives.c_str(), noise.mean > 0 ? " (simulated with noise)" : "");
+    std::printf("%-20s %-40s %6s %10s %12s %12s %10s\n", "schedule", "stages", "rounds", "messages", "model (us)",
+                "simulated (us)", "efficiency");
+    const double best_time = model::modelled_time(rows[4].second, p, m);
     for (const auto& [name, s] : rows) {
         const auto sim = model::simulate(s, p, m, noise);
-        std::printf("%-20s %-40s %6d %10" PRIu64 " %12.3f %12.3f\n", name.c_str(), s.to_string().c_str(), s.rounds(),
-                    s.messages(p), model::modelled_time(s, p, m), sim.time);
+        const double t = model::modelled_time(s, p, m);
+        std::printf("%-20s %-40s %6d %10" PRIu64 " %12.3f %12.3f %9.1f%%\n", name.c_str(), s.to_string().c_str(),
+                    s.rounds(), s.messages(p), t, sim.time, t > 0 ? 100.0 * best_time / t : 100.0);
     }
     return 0;
 }

@@ -129,14 +129,44 @@ double b_upper_numeric(double c)
     return (lo + hi) / 2.0;
 }
 
+namespace detail {
+
+int ceil_div(int a, int b) { return (a + b - 1) / b; }
+
+/// The extra α_r units a fold adds: fold and unfold of largest segment s.
+double fold_units(int s, receive_cost receives)
+{
+    return (receives == receive_cost::conflicts ? s - 1 : 1) + (s - 1);
+}
+
+/// The extra α_r units pmerge(r) adds to the first stage (factor f1) and the last (factor fk)
+/// of m core ranks.
+double pmerge_units(int r, int m, int f1, int fk, receive_cost receives)
+{
+    // The first stage: a remainder sends f1 messages; a core rank receives f1 − 1 + its remainders.
+    const int first = receives == receive_cost::conflicts ? ceil_div(r, m / f1) : 1;
+    return first + ceil_div(r, m / fk);
+}
+
+} // namespace detail
+
 double modelled_time(const schedule& s, int p, const params& m)
 {
     double t = 0;
     for (const int f : s.factors()) {
         t += m.alpha_p + (f - 1) * m.alpha_r;
     }
-    if (s.fold() != schedule::fold_kind::none) {
-        t += 2.0 * (m.alpha_p + (s.largest_segment(p) - 1) * m.alpha_r);
+    switch (s.fold()) {
+    case schedule::fold_kind::collapse:
+    case schedule::fold_kind::merge:
+        t += 2.0 * m.alpha_p + detail::fold_units(s.largest_segment(p), m.receives) * m.alpha_r;
+        break;
+    case schedule::fold_kind::pmerge:
+        t += detail::pmerge_units(s.remainder(), p - s.remainder(), s.factors().front(), s.factors().back(),
+                                  m.receives) *
+             m.alpha_r;
+        break;
+    case schedule::fold_kind::none: break;
     }
     return t;
 }
@@ -213,17 +243,75 @@ schedule heuristic(int p, const params& m)
     // are small (a power of two always qualifies); among those, the model picks.
     schedule chosen = topology::recursive_doubling(p);
     double chosen_time = modelled_time(chosen, p, m);
+    auto consider = [&](schedule s) {
+        const double t = modelled_time(s, p, m);
+        if (t < chosen_time) {
+            chosen = std::move(s);
+            chosen_time = t;
+        }
+    };
     for (int mm = p - 1; 2 * mm >= p; --mm) {
         if (small(mm)) {
-            schedule s = schedule::merged(p - mm, group_factors(mm, target, cap));
-            const double t = modelled_time(s, p, m);
-            if (t < chosen_time) {
-                chosen = std::move(s);
-                chosen_time = t;
+            std::vector<int> factors = group_factors(mm, target, cap);
+            consider(schedule::merged(p - mm, factors));
+            if (factors.size() >= 2) {
+                // pmerge charges the first and the last factor: the smallest go there.
+                std::sort(factors.begin(), factors.end());
+                std::swap(factors[1], factors.back());
+                consider(schedule::prime_merged(p - mm, std::move(factors)));
             }
         }
     }
     return chosen;
+}
+
+thesis_result thesis_heuristic_factors(int p, const params& m, bool sorted)
+{
+    m.check();
+    check_p(p, "thesis heuristic");
+    thesis_result out;
+    if (p == 1) {
+        return out;
+    }
+    const double c = m.ratio();
+    const double upper = c > 0 ? b_upper(c) : 1.0;
+    const int cap = std::min(p, std::max(2, static_cast<int>(std::floor(upper)) + 1));
+    std::vector<int> candidates;
+    for (int d = 2; d <= cap; ++d) {
+        candidates.push_back(d);
+    }
+    if (sorted) { // by the time per ln(rank count) of a factor-d stage, Eq. 5.7 with b = d − 1
+        auto key = [&m](int d) { return (m.alpha_p + (d - 1) * m.alpha_r) / std::log(static_cast<double>(d)); };
+        std::stable_sort(candidates.begin(), candidates.end(), [&](int a, int b) { return key(a) < key(b); });
+    } else {
+        std::reverse(candidates.begin(), candidates.end());
+    }
+    // The thesis recurses on count − 1 with one more merged rank; this is that loop.
+    for (int count = p;; --count, ++out.merge) {
+        out.factors.clear();
+        long long product = 1;
+        for (const int d : candidates) {
+            while (count % (product * d) == 0) {
+                out.factors.push_back(d);
+                product *= d;
+            }
+        }
+        if (product == count) {
+            return out;
+        }
+    }
+}
+
+schedule thesis_heuristic(int p, const params& m, bool sorted)
+{
+    thesis_result r = thesis_heuristic_factors(p, m, sorted);
+    if (r.merge == 0) {
+        return schedule(std::move(r.factors));
+    }
+    if (r.factors.size() >= 2) {
+        return schedule::prime_merged(r.merge, std::move(r.factors));
+    }
+    return schedule::merged(r.merge, std::move(r.factors));
 }
 
 namespace {
@@ -251,10 +339,17 @@ bool better(const cost& a, const cost& b)
 
 } // namespace
 
-schedule best(int p, const params& m)
+schedule best(int p, const params& m, const search_space& space)
 {
     m.check();
     check_p(p, "schedule search");
+    // Divisors >= 2 of every n <= p, ascending (a sieve: O(p log p)).
+    std::vector<std::vector<int>> divisors(static_cast<std::size_t>(p) + 1);
+    for (int d = 2; d <= p; ++d) {
+        for (int n = d; n <= p; n += d) {
+            divisors[static_cast<std::size_t>(n)].push_back(d);
+        }
+    }
     // Factor-only optimum for every m <= p, its messages counted per active rank: Σ(f−1).
     struct entry {
         cost c;
@@ -263,10 +358,7 @@ schedule best(int p, const params& m)
     std::vector<entry> dp(static_cast<std::size_t>(p) + 1);
     for (int n = 2; n <= p; ++n) {
         entry& bestn = dp[static_cast<std::size_t>(n)];
-        for (int f = 2; f <= n; ++f) {
-            if (n % f != 0) {
-                continue;
-            }
+        for (const int f : divisors[static_cast<std::size_t>(n)]) {
             const cost& rest = dp[static_cast<std::size_t>(n / f)].c;
             const cost c{rest.time + m.alpha_p + (f - 1) * m.alpha_r,
                          rest.messages + static_cast<std::uint64_t>(f - 1), rest.rounds + 1};
@@ -284,34 +376,63 @@ schedule best(int p, const params& m)
         std::sort(f.rbegin(), f.rend());
         return f;
     };
-    auto total = [&](int mm, int largest, bool folded) {
+    // The factor stages of mm ranks plus a fold (largest segment `largest`) over p.
+    auto folded = [&](int mm, int largest) {
         cost c = dp[static_cast<std::size_t>(mm)].c;
-        c.messages *= static_cast<std::uint64_t>(mm);
-        if (folded) {
-            c.time += 2.0 * (m.alpha_p + (largest - 1) * m.alpha_r);
-            c.messages += 2 * static_cast<std::uint64_t>(p - mm);
-            c.rounds += 2;
-        }
+        c.messages = c.messages * static_cast<std::uint64_t>(mm) + 2 * static_cast<std::uint64_t>(p - mm);
+        c.time += 2.0 * m.alpha_p + detail::fold_units(largest, m.receives) * m.alpha_r;
+        c.rounds += 2;
         return c;
     };
-    cost best_cost = total(p, 1, false);
+    cost best_cost = dp[static_cast<std::size_t>(p)].c;
+    best_cost.messages *= static_cast<std::uint64_t>(p);
     schedule best_schedule(factors_of(p));
-    for (int b = 2; b <= p; ++b) {
-        for (int t = b; t <= p; t += b) {
-            const int mm = t / b + (p - t);
-            const cost c = total(mm, b, true);
-            if (better(c, best_cost)) {
-                best_cost = c;
-                best_schedule = schedule::collapsed(t, b, factors_of(mm));
+    auto consider = [&](const cost& c, auto&& make) {
+        if (better(c, best_cost)) {
+            best_cost = c;
+            best_schedule = make();
+        }
+    };
+    if (space.collapse) {
+        for (int b = 2; b <= p; ++b) {
+            for (int t = b; t <= p; t += b) {
+                const int mm = t / b + (p - t);
+                consider(folded(mm, b), [&] { return schedule::collapsed(t, b, factors_of(mm)); });
             }
         }
     }
-    for (int r = 1; r < p; ++r) {
-        const int mm = p - r;
-        const cost c = total(mm, 1 + (r + mm - 1) / mm, true);
-        if (better(c, best_cost)) {
-            best_cost = c;
-            best_schedule = schedule::merged(r, factors_of(mm));
+    if (space.merge) {
+        for (int r = 1; r < p; ++r) {
+            const int mm = p - r;
+            consider(folded(mm, 1 + detail::ceil_div(r, mm)), [&] { return schedule::merged(r, factors_of(mm)); });
+        }
+    }
+    if (space.pmerge) {
+        // First factor f1, last factor fk, and the best factor-only middle of mm/(f1·fk).
+        for (int r = 1; r + 4 <= p; ++r) {
+            const int mm = p - r;
+            for (const int fk : divisors[static_cast<std::size_t>(mm)]) {
+                const int q = mm / fk;
+                for (const int f1 : divisors[static_cast<std::size_t>(q)]) {
+                    if (space.pmerge_remainder_below_first && r >= f1) {
+                        continue;
+                    }
+                    const cost& mid = dp[static_cast<std::size_t>(q / f1)].c;
+                    const cost c{mid.time + 2.0 * m.alpha_p + (f1 - 1 + fk - 1) * m.alpha_r +
+                                     detail::pmerge_units(r, mm, f1, fk, m.receives) * m.alpha_r,
+                                 (mid.messages + static_cast<std::uint64_t>(f1 - 1 + fk - 1)) *
+                                         static_cast<std::uint64_t>(mm) +
+                                     static_cast<std::uint64_t>(r) * static_cast<std::uint64_t>(f1 + fk),
+                                 mid.rounds + 2};
+                    consider(c, [&] {
+                        std::vector<int> f{f1};
+                        const auto middle = factors_of(q / f1);
+                        f.insert(f.end(), middle.begin(), middle.end());
+                        f.push_back(fk);
+                        return schedule::prime_merged(r, std::move(f));
+                    });
+                }
+            }
         }
     }
     return best_schedule;

@@ -78,38 +78,17 @@ simulation simulate(const topology::schedule& s, int p, const params& m, const n
         throw std::invalid_argument("treefold: simulator noise mean must be >= 0");
     }
     engine e(p, m, n);
-    const std::vector<int> starts = s.segment_starts(p);
-    auto start = [&starts](int i) { return starts[static_cast<std::size_t>(i)]; };
-    const int segments = static_cast<int>(starts.size()) - 1;
-    // The fold: every segment's other ranks send to its first rank, which answers them in turn.
-    std::vector<message> fold;
-    std::vector<message> unfold;
-    for (int i = 0; i < segments; ++i) {
-        for (int q = start(i) + 1; q < start(i + 1); ++q) {
-            fold.push_back({q, start(i), 1});
-            unfold.push_back({start(i), q, q - start(i)});
-        }
-    }
-    const bool folded = s.fold() != topology::schedule::fold_kind::none;
-    if (folded) {
-        e.round(fold);
-    }
-    int stride = 1;
-    std::vector<message> msgs;
-    for (const int f : s.factors()) {
-        msgs.clear();
-        for (int a = 0; a < segments; ++a) {
-            const int digit = (a / stride) % f;
-            const int base = a - digit * stride;
-            for (int t = 1; t < f; ++t) {
-                msgs.push_back({start(a), start(base + ((digit + t) % f) * stride), t});
+    // Every position's part, gathered into the schedule's rounds.
+    std::vector<std::vector<message>> rounds(static_cast<std::size_t>(s.rounds()));
+    for (int q = 0; q < p; ++q) {
+        for (const topology::round_plan& st : topology::rounds_of(s, p, q)) {
+            for (std::size_t t = 0; t < st.to.size(); ++t) {
+                rounds[static_cast<std::size_t>(st.round)].push_back({q, st.to[t], static_cast<int>(t) + 1});
             }
         }
-        e.round(msgs);
-        stride *= f;
     }
-    if (folded) {
-        e.round(unfold);
+    for (const auto& msgs : rounds) {
+        e.round(msgs);
     }
     return {e.time(), e.messages()};
 }

@@ -9,8 +9,55 @@
 #include <limits>
 #include <sstream>
 #include <stdexcept>
+#include <tuple>
+#include <utility>
 
 namespace treefold::topology {
+
+namespace detail {
+
+/// Where the ranks of `pmerge(R) f1 … fk psplit` sit: first-stage group j (of g1 = m/f1) is
+/// its f1 core ranks (active indices j·f1 …) followed by the remainders x ≡ j (mod g1) in
+/// increasing x, so every partial value covers a contiguous range of positions.
+class pmerge_layout {
+public:
+    pmerge_layout(const schedule& s, int p)
+        : r_(s.remainder()), f1_(s.factors().front()), g1_((p - s.remainder()) / s.factors().front())
+    {
+    }
+    int group_start(int j) const { return j * f1_ + j * (r_ / g1_) + std::min(j, r_ % g1_); }
+    int remainders_in(int j) const { return r_ / g1_ + (j < r_ % g1_ ? 1 : 0); }
+    int core(int a) const { return group_start(a / f1_) + a % f1_; }
+    int remainder(int x) const { return group_start(x % g1_) + f1_ + x / g1_; }
+    /// The positions covered by the partial of active indices [lo, hi): one core rank in the
+    /// first stage, whole first-stage groups (with their remainders) after it.
+    std::pair<int, int> range(int lo, int hi) const
+    {
+        if (hi - lo < f1_) {
+            return {core(lo), core(lo) + 1};
+        }
+        return {group_start(lo / f1_), group_start(hi / f1_)};
+    }
+    /// For a position: its active index (core) or −1 − its remainder index.
+    int who(int position) const
+    {
+        int lo = 0; // the last group starting at or before `position`
+        int hi = g1_;
+        while (hi - lo > 1) {
+            const int mid = (lo + hi) / 2;
+            (group_start(mid) <= position ? lo : hi) = mid;
+        }
+        const int offset = position - group_start(lo);
+        return offset < f1_ ? lo * f1_ + offset : -1 - ((offset - f1_) * g1_ + lo);
+    }
+
+private:
+    int r_;
+    int f1_;
+    int g1_;
+};
+
+} // namespace detail
 
 namespace {
 
@@ -93,6 +140,14 @@ schedule schedule::merged(int remainder, std::vector<int> factors)
     return s;
 }
 
+schedule schedule::prime_merged(int remainder, std::vector<int> factors)
+{
+    schedule s(std::move(factors));
+    s.fold_ = fold_kind::pmerge;
+    s.remainder_ = remainder;
+    return s;
+}
+
 schedule schedule::parse(std::string_view text)
 {
     std::vector<std::string_view> tokens;
@@ -122,13 +177,23 @@ schedule schedule::parse(std::string_view text)
         s = collapsed(args[0], args[1], {});
         opener = "collapse(T,B)";
         closer = "expand";
-    } else if (call_args(tokens[0], "merge", args)) {
-        if (args.size() != 1 || args[0] < 0) {
-            bad(text, "merge takes one positive integer: merge(R)");
+    } else {
+        // merge(R) and pmerge(R): one remainder, each with its own closing stage.
+        struct form {
+            std::string_view name, usage, close;
+            schedule (*make)(int, std::vector<int>);
+        };
+        for (const form& f : {form{"merge", "merge(R)", "invmerge", &schedule::merged},
+                              form{"pmerge", "pmerge(R)", "psplit", &schedule::prime_merged}}) {
+            if (call_args(tokens[0], f.name, args)) {
+                if (args.size() != 1 || args[0] < 0) {
+                    bad(text, std::string(f.name) + " takes one positive integer: " + std::string(f.usage));
+                }
+                s = f.make(args[0], {});
+                opener = f.usage;
+                closer = f.close;
+            }
         }
-        s = merged(args[0], {});
-        opener = "merge(R)";
-        closer = "invmerge";
     }
     const bool folded = !closer.empty();
     if (folded && (tokens.back() != closer || tokens.size() < 2)) {
@@ -138,11 +203,13 @@ schedule schedule::parse(std::string_view text)
         const int f = to_int(tokens[i]);
         if (f < 0) {
             const std::string t(tokens[i]);
-            if (t == "expand" || t == "invmerge" || t.starts_with("collapse(") || t.starts_with("merge(")) {
-                bad(text, "'" + t + "' is out of place (a schedule is [collapse(T,B)|merge(R)] factors... "
-                          "[expand|invmerge])");
+            if (t == "expand" || t == "invmerge" || t == "psplit" || t.starts_with("collapse(") ||
+                t.starts_with("merge(") || t.starts_with("pmerge(")) {
+                bad(text, "'" + t + "' is out of place (a schedule is [collapse(T,B)|merge(R)|pmerge(R)] factors... "
+                          "[expand|invmerge|psplit])");
             }
-            bad(text, "unknown stage '" + t + "' (expected a factor >= 2, collapse(T,B), expand, merge(R) or invmerge)");
+            bad(text, "unknown stage '" + t +
+                          "' (expected a factor >= 2, collapse(T,B), expand, merge(R), invmerge, pmerge(R) or psplit)");
         }
         if (f < 2) {
             bad(text, "factor " + std::to_string(f) + " is less than 2");
@@ -160,6 +227,8 @@ std::string schedule::to_string() const
         add("collapse(" + std::to_string(threshold_) + "," + std::to_string(base_) + ")");
     } else if (fold_ == fold_kind::merge) {
         add("merge(" + std::to_string(remainder_) + ")");
+    } else if (fold_ == fold_kind::pmerge) {
+        add("pmerge(" + std::to_string(remainder_) + ")");
     }
     for (const int f : factors_) {
         add(std::to_string(f));
@@ -168,6 +237,8 @@ std::string schedule::to_string() const
         add("expand");
     } else if (fold_ == fold_kind::merge) {
         add("invmerge");
+    } else if (fold_ == fold_kind::pmerge) {
+        add("psplit");
     }
     return out.empty() ? "-" : out;
 }
@@ -199,8 +270,13 @@ void schedule::check(int p) const
             fail("collapse threshold T = " + std::to_string(threshold_) + " is not a multiple of the base B = " +
                  std::to_string(base_));
         }
-    } else if (fold_ == fold_kind::merge && (remainder_ < 1 || remainder_ >= p)) {
-        fail("merge remainder R = " + std::to_string(remainder_) + " must lie in [1, p-1]");
+    } else if ((fold_ == fold_kind::merge || fold_ == fold_kind::pmerge) && (remainder_ < 1 || remainder_ >= p)) {
+        fail(std::string(fold_ == fold_kind::merge ? "merge" : "pmerge") + " remainder R = " +
+             std::to_string(remainder_) + " must lie in [1, p-1]");
+    }
+    if (fold_ == fold_kind::pmerge && factors_.size() < 2) {
+        // The remainders' values enter in the first stage and the result leaves in the last.
+        fail("pmerge needs at least two factor stages");
     }
     const int m = active(p);
     long long product = 1;
@@ -231,7 +307,8 @@ int schedule::active(int p) const
 {
     switch (fold_) {
     case fold_kind::collapse: return threshold_ / std::max(base_, 1) + (p - threshold_);
-    case fold_kind::merge: return p - remainder_;
+    case fold_kind::merge:
+    case fold_kind::pmerge: return p - remainder_;
     case fold_kind::none: break;
     }
     return p;
@@ -240,6 +317,14 @@ int schedule::active(int p) const
 std::vector<int> schedule::segment_starts(int p) const
 {
     const int m = active(p);
+    if (fold_ == fold_kind::pmerge) {
+        const detail::pmerge_layout at(*this, p);
+        std::vector<int> out(static_cast<std::size_t>(m) + 1, p);
+        for (int a = 0; a < m; ++a) {
+            out[static_cast<std::size_t>(a)] = at.core(a);
+        }
+        return out;
+    }
     std::vector<int> starts(static_cast<std::size_t>(m) + 1);
     int at = 0;
     for (int i = 0; i < m; ++i) {
@@ -265,6 +350,7 @@ int schedule::largest_segment(int p) const
         const int m = p - remainder_;
         return 1 + (remainder_ + m - 1) / m;
     }
+    case fold_kind::pmerge:
     case fold_kind::none: break;
     }
     return 1;
@@ -274,6 +360,11 @@ std::uint64_t schedule::messages(int p) const
 {
     const auto m = static_cast<std::uint64_t>(active(p));
     std::uint64_t total = 2 * (static_cast<std::uint64_t>(p) - m);
+    if (fold_ == fold_kind::pmerge) {
+        total = factors_.empty() ? 0
+                                 : static_cast<std::uint64_t>(remainder_) *
+                                       static_cast<std::uint64_t>(factors_.front() + factors_.back());
+    }
     for (const int f : factors_) {
         total += m * static_cast<std::uint64_t>(f - 1);
     }
@@ -282,7 +373,157 @@ std::uint64_t schedule::messages(int p) const
 
 int schedule::rounds() const
 {
-    return static_cast<int>(factors_.size()) + (fold_ == fold_kind::none ? 0 : 2);
+    const bool folded = fold_ == fold_kind::collapse || fold_ == fold_kind::merge;
+    return static_cast<int>(factors_.size()) + (folded ? 2 : 0);
+}
+
+namespace {
+
+/// Active index a's part in a factor-f stage of the given stride: multicast to the f−1 peers
+/// (rotated order spreads arrivals) and combine the group's partials in digit order.
+/// `pos(a)` is where active index a sits, `range(lo, hi)` the positions its partials cover.
+template <class Pos, class Range>
+round_plan factor_round(int a, int f, int stride, int round, const Pos& pos, const Range& range)
+{
+    const int digit = (a / stride) % f;
+    const int base = a - digit * stride;
+    const int block = (a / (stride * f)) * (stride * f); // first active index of the group's range
+    round_plan st;
+    st.round = round;
+    for (int t = 1; t < f; ++t) {
+        st.to.push_back(pos(base + ((digit + t) % f) * stride));
+    }
+    for (int j = 0; j < f; ++j) {
+        if (j != digit) {
+            const auto [lo, hi] = range(block + j * stride, block + (j + 1) * stride);
+            st.from.push_back({pos(base + j * stride), lo, hi});
+        }
+    }
+    st.self_at = static_cast<std::size_t>(digit);
+    std::tie(st.lo, st.hi) = range(block + digit * stride, block + (digit + 1) * stride);
+    return st;
+}
+
+std::vector<round_plan> pmerge_rounds(const schedule& s, int p, int position)
+{
+    const detail::pmerge_layout at(s, p);
+    const std::vector<int>& fs = s.factors();
+    const int k = static_cast<int>(fs.size());
+    const int r = s.remainder();
+    const int last_stride = (p - r) / fs.back(); // also the number of last-stage groups
+    const int who = at.who(position);
+    std::vector<round_plan> out;
+    if (who < 0) { // remainder x: multicast into its first-stage group, then collect the result
+        const int x = -1 - who;
+        const int f1 = fs.front();
+        const int group = x % ((p - r) / f1);
+        round_plan first;
+        for (int t = 0; t < f1; ++t) { // the group's remainders start at different members
+            first.to.push_back(at.core(group * f1 + (t + x / ((p - r) / f1)) % f1));
+        }
+        first.lo = position;
+        first.hi = position + 1;
+        out.push_back(std::move(first));
+        round_plan last;
+        last.round = k - 1;
+        last.own = false;
+        for (int t = 0; t < fs.back(); ++t) {
+            const auto [lo, hi] = at.range(t * last_stride, (t + 1) * last_stride);
+            last.from.push_back({at.core(x % last_stride + t * last_stride), lo, hi});
+        }
+        out.push_back(std::move(last));
+        return out;
+    }
+    const auto pos = [&at](int a) { return at.core(a); };
+    const auto range = [&at](int lo, int hi) { return at.range(lo, hi); };
+    int stride = 1;
+    for (int i = 0; i < k; ++i) {
+        round_plan st = factor_round(who, fs[static_cast<std::size_t>(i)], stride, i, pos, range);
+        if (i == 0) { // the group's remainders sit after its core ranks
+            const int group = who / fs.front();
+            for (int t = 0; t < at.remainders_in(group); ++t) {
+                const int q = at.group_start(group) + fs.front() + t;
+                st.from.push_back({q, q, q + 1});
+            }
+        }
+        if (i == k - 1) {
+            // The remainders of this last-stage group get the partial too, first: every member
+            // sends to a remainder in the same slot, so its fk arrivals come early.
+            std::vector<int> to;
+            for (int x = who % last_stride; x < r; x += last_stride) {
+                to.push_back(at.remainder(x));
+            }
+            st.to.insert(st.to.begin(), to.begin(), to.end());
+        }
+        out.push_back(std::move(st));
+        stride *= fs[static_cast<std::size_t>(i)];
+    }
+    return out;
+}
+
+} // namespace
+
+std::vector<round_plan> rounds_of(const schedule& s, int p, int position)
+{
+    s.check(p);
+    if (position < 0 || position >= p) {
+        throw std::invalid_argument("treefold: position " + std::to_string(position) + " is outside [0, " +
+                                    std::to_string(p) + ")");
+    }
+    if (s.fold() == schedule::fold_kind::pmerge) {
+        return pmerge_rounds(s, p, position);
+    }
+    const std::vector<int> starts = s.segment_starts(p);
+    const int segment = static_cast<int>(std::upper_bound(starts.begin(), starts.end(), position) - starts.begin()) - 1;
+    const int seg_lo = starts[static_cast<std::size_t>(segment)];
+    const int seg_hi = starts[static_cast<std::size_t>(segment) + 1];
+    const bool folded = s.fold() != schedule::fold_kind::none;
+    const int first = folded ? 1 : 0; // the round of the first factor stage
+    std::vector<round_plan> out;
+    // Fold: members send to their representative, which combines the segment.
+    if (seg_hi - seg_lo > 1) {
+        round_plan st;
+        if (position != seg_lo) {
+            st.to.push_back(seg_lo);
+            st.lo = position;
+            st.hi = position + 1;
+        } else {
+            for (int q = seg_lo + 1; q < seg_hi; ++q) {
+                st.from.push_back({q, q, q + 1});
+            }
+        }
+        out.push_back(std::move(st));
+    }
+    const int k = static_cast<int>(s.factors().size());
+    if (position != seg_lo) { // unfold: the result comes from the representative
+        round_plan st;
+        st.round = first + k;
+        st.from.push_back({seg_lo, 0, p});
+        st.own = false;
+        out.push_back(std::move(st));
+        return out;
+    }
+    const auto pos = [&starts](int a) { return starts[static_cast<std::size_t>(a)]; };
+    const auto range = [&starts](int lo, int hi) {
+        return std::pair{starts[static_cast<std::size_t>(lo)], starts[static_cast<std::size_t>(hi)]};
+    };
+    int stride = 1;
+    for (int i = 0; i < k; ++i) {
+        out.push_back(factor_round(segment, s.factors()[static_cast<std::size_t>(i)], stride, first + i, pos, range));
+        stride *= s.factors()[static_cast<std::size_t>(i)];
+    }
+    // Unfold: the representative sends the result to the rest of its segment.
+    if (seg_hi - seg_lo > 1) {
+        round_plan st;
+        st.round = first + k;
+        for (int q = seg_lo + 1; q < seg_hi; ++q) {
+            st.to.push_back(q);
+        }
+        st.lo = 0;
+        st.hi = p;
+        out.push_back(std::move(st));
+    }
+    return out;
 }
 
 schedule recursive_doubling(int p)

@@ -38,6 +38,17 @@ std::vector<schedule> schedules_for(int p)
             out.push_back(schedule::merged(r, topology::factorisations(p - r, 1).front().factors()));
         }
     }
+    // Prime merging: every remainder up to p - 4, on the first and the last two-factor lists.
+    for (int r = 1; r + 4 <= p; ++r) {
+        const auto all_m = topology::factorisations(p - r);
+        for (const auto& f : {all_m.front(), all_m.back()}) {
+            if (f.factors().size() >= 2) {
+                out.push_back(schedule::prime_merged(r, f.factors()));
+            }
+        }
+    }
+    out.push_back(model::thesis_heuristic(p, {}, true));
+    out.push_back(model::thesis_heuristic(p, {}, false));
     for (const int b : {2, 3, 4}) {
         for (const int t : {b, (p / b) * b}) {
             if (t >= b && t <= p) {

@@ -26,7 +26,7 @@ namespace {
 using testing::mat2;
 using testing::mat_mul;
 
-/// Folds that the generators rarely pick: merge everything but one rank, then collapse.
+/// Folds that the generators rarely pick: merge everything but one rank, collapse, prime merging.
 struct gather_merge {
     static constexpr const char* name = "merge(p-1)";
     static topology::schedule make(int p)
@@ -47,6 +47,23 @@ struct collapse_three {
     }
 };
 
+/// Prime merging with as many remainders as the first stage has groups and more (p ≥ 5):
+/// the core is the largest m ≤ p − 1 with two factors.
+struct prime_merge {
+    static constexpr const char* name = "pmerge";
+    static topology::schedule make(int p)
+    {
+        for (int m = p - 1; m >= 4; --m) {
+            for (const auto& f : topology::factorisations(m, 4)) {
+                if (f.factors().size() >= 2) {
+                    return topology::schedule::prime_merged(p - m, f.factors());
+                }
+            }
+        }
+        return topology::recursive_doubling(p);
+    }
+};
+
 /// The sizes conformance leaves to this suite: every generator runs here only above them.
 constexpr int conformance_max_p = 8;
 
@@ -63,7 +80,7 @@ std::vector<unsigned char> check_all(const mpi::communicator& sub, const std::ve
         auto run = [&]<class G>(G) {
             return testing::check_reducer<exchange::scheduled<G>, kernel::scalar>(sub, xs, l, op, want, root, "schedule");
         };
-        for (const auto& bytes : {run(gather_merge{}), run(collapse_three{})}) {
+        for (const auto& bytes : {run(gather_merge{}), run(collapse_three{}), run(prime_merge{})}) {
             out.insert(out.end(), bytes.begin(), bytes.end());
         }
         if (sub.size() > conformance_max_p) {

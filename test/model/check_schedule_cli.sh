@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# `treefold schedule` end to end: the three schedules with model/simulated times and
-# message counts, calibration files, given schedules, and bad input exiting 2.
+# `treefold schedule` end to end: the generated schedules (treefold's and the thesis's
+# heuristics, the best in both spaces) with model/simulated times, message counts and
+# efficiency, the receive-cost option, calibration files, given schedules, and bad input
+# exiting 2.
 # Usage: check_schedule_cli.sh <treefold binary>
 set -u
 tool="$1"
@@ -16,6 +18,24 @@ grep -q '^best ' <<<"$out" || fail "no best row"
 grep -q 'b_opt = ' <<<"$out" || fail "no b_opt line"
 # p = 64 = 4^3: best is 4 4 4 with (0.88 + 3*0.38)*3 = 6.06 us modelled and simulated.
 grep -Eq '^best +4 4 4 +3 +576 +6\.060 +6\.060' <<<"$out" || fail "best row for p = 64"
+
+for row in 'thesis sorted' 'thesis unsorted' 'best thesis space'; do
+  grep -q "^$row " <<<"$out" || fail "no '$row' row"
+done
+
+# The thesis's Table 5.2 at p = 11 (alpha_p/alpha_r = 2.911, Fig. 5.6): Algorithm 7 keeps the
+# single stage 11 at 91.6 %, the best in its space is pmerge(2) 3 3 psplit.
+out="$("$tool" schedule --p 11 --alpha-p 2.911 --alpha-r 1)" || fail "schedule --p 11 exited $?"
+echo "$out"
+grep -Eq '^thesis sorted +11 +1 +110 +12\.911 +12\.911 +91\.6%' <<<"$out" || fail "thesis sorted row for p = 11"
+grep -Eq '^best thesis space +pmerge\(2\) 3 3 psplit +2 +48 +11\.822 ' <<<"$out" || fail "best thesis space row for p = 11"
+
+# The collapse stage costs alpha_p + alpha_r by default, alpha_p + (B-1) alpha_r with conflicts.
+out="$("$tool" schedule --p 6 --schedule 'collapse(6,3) 2 expand')" || fail "collapse run exited $?"
+grep -Eq '^given +collapse\(6,3\) 2 expand +3 +10 +4\.160 ' <<<"$out" || fail "collapse under the thesis's model"
+out="$("$tool" schedule --p 6 --receives conflicts --schedule 'collapse(6,3) 2 expand')" || fail "conflicts run exited $?"
+grep -q 'receives conflicts' <<<"$out" || fail "receive model not named"
+grep -Eq '^given +collapse\(6,3\) 2 expand +3 +10 +4\.540 ' <<<"$out" || fail "collapse with receive conflicts"
 
 printf '# test\nalpha_p 5\nalpha_r 0.1\n' > "$work/cal.txt"
 out="$("$tool" schedule --p 1000 --calibration "$work/cal.txt" --schedule 'merge(488) 8 8 8 invmerge' --schedule '10 10 10')" \
@@ -43,6 +63,10 @@ msg="$("$tool" schedule --p 4 --calibration "$work/missing.txt" 2>&1)"
 [[ "$msg" != *"treefold: "* ]] || fail "doubled prefix: $msg"
 printf 'alpha_p 1e400\nalpha_r 1\n' > "$work/huge.txt"
 expect_bad "no number after 'alpha_p'" --p 4 --calibration "$work/huge.txt"
+expect_bad "'free' or 'conflicts'" --p 4 --receives both
+expect_bad "at least two factor stages" --p 7 --schedule "pmerge(1) 6 psplit"
+"$tool" schedule --p 4 --calibration "$work/missing.txt" >/dev/null 2>&1; rc=$?
+[[ $rc -ne 0 ]] || fail "missing calibration file accepted"
 
 [[ $failures -eq 0 ]] && echo "all schedule CLI checks passed"
 exit $((failures > 0))

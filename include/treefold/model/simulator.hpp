@@ -1,7 +1,8 @@
 #pragma once
 /// A discrete-event simulator of allreduce schedules under the pipelining model.
 ///
-/// Every rank has its own clock. A rank that multicasts k messages issues them one after
+/// It follows topology::rounds_of round by round. Every rank has its own clock. A rank that
+/// multicasts k messages issues them one after
 /// the other, α_r apart (message j leaves at clock + j·α_r); a message arrives α_p after it
 /// leaves (plus optional random noise). A receiver handles arrivals in time order, at most
 /// one per α_r, and cannot start before its own clock; its clock then becomes the later of
@@ -9,7 +10,8 @@
 /// they need, so stages overlap where the data flow allows. Without noise a factor-f stage
 /// of synchronised ranks takes exactly α_p + (f−1)·α_r (peers are addressed in rotated order,
 /// so arrivals are spread), and factor-only schedules on p = (b+1)^k finish at
-/// (α_p + b·α_r)·log_{b+1} p.
+/// (α_p + b·α_r)·log_{b+1} p. Receivers serialise, so the model it never exceeds is the one
+/// with receive_cost::conflicts.
 
 #include "treefold/config.hpp"
 #include "treefold/topology/schedule.hpp"

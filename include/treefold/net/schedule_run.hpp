@@ -73,9 +73,7 @@ public:
                 me_ = i;
             }
         }
-        starts_ = s.segment_starts(p_);
-        segment_ = static_cast<int>(std::upper_bound(starts_.begin(), starts_.end(), me_) - starts_.begin()) - 1;
-        plan_steps();
+        steps_ = topology::rounds_of(s, p_, me_);
     }
 
     const topology::schedule& plan() const { return sched_; }
@@ -95,81 +93,8 @@ public:
     }
 
 private:
-    struct source {
-        int position; // who sends
-        int lo, hi;   // the positions its partial covers
-    };
-    /// One round for this rank: send to `to`, receive `from`, combine with mine at `self_at`.
-    struct step {
-        std::vector<int> to;
-        std::vector<source> from;
-        std::size_t self_at = 0;
-        int lo = 0, hi = 0;       // the positions this rank's partial covers when it is sent
-        bool take_result = false; // unfold at a member: the received value replaces mine
-    };
-
-    /// This rank's rounds: fold, factor stages (representatives only), unfold.
-    void plan_steps()
-    {
-        const int seg_lo = starts_[static_cast<std::size_t>(segment_)];
-        const int seg_hi = starts_[static_cast<std::size_t>(segment_) + 1];
-        // Fold: members send to their representative, which combines the segment.
-        if (seg_hi - seg_lo > 1) {
-            step st;
-            if (me_ != seg_lo) {
-                st.to.push_back(seg_lo);
-                st.lo = me_;
-                st.hi = me_ + 1;
-            } else {
-                for (int q = seg_lo + 1; q < seg_hi; ++q) {
-                    st.from.push_back({q, q, q + 1});
-                }
-            }
-            steps_.push_back(std::move(st));
-        }
-        if (me_ != seg_lo) { // unfold: the result comes from the representative
-            step st;
-            st.from.push_back({seg_lo, 0, p_});
-            st.take_result = true;
-            steps_.push_back(std::move(st));
-            return;
-        }
-        // Factor stages among representatives (active index = segment).
-        const int a = segment_;
-        int stride = 1;
-        for (const int f : sched_.factors()) {
-            const int digit = (a / stride) % f;
-            const int base = a - digit * stride;
-            const int block = (a / (stride * f)) * (stride * f); // first active index of the group's range
-            step st;
-            for (int t = 1; t < f; ++t) { // rotated order spreads arrivals over the peers
-                st.to.push_back(starts_[static_cast<std::size_t>(base + ((digit + t) % f) * stride)]);
-            }
-            for (int j = 0; j < f; ++j) {
-                if (j != digit) {
-                    const int lo = block + j * stride;
-                    st.from.push_back({starts_[static_cast<std::size_t>(base + j * stride)],
-                                       starts_[static_cast<std::size_t>(lo)],
-                                       starts_[static_cast<std::size_t>(lo + stride)]});
-                }
-            }
-            st.self_at = static_cast<std::size_t>(digit);
-            st.lo = starts_[static_cast<std::size_t>(block + digit * stride)];
-            st.hi = starts_[static_cast<std::size_t>(block + (digit + 1) * stride)];
-            steps_.push_back(std::move(st));
-            stride *= f;
-        }
-        // Unfold: the representative sends the result to the rest of its segment.
-        if (seg_hi - seg_lo > 1) {
-            step st;
-            for (int q = seg_lo + 1; q < seg_hi; ++q) {
-                st.to.push_back(q);
-            }
-            st.lo = 0;
-            st.hi = p_;
-            steps_.push_back(std::move(st));
-        }
-    }
+    using source = topology::round_plan::source;
+    using step = topology::round_plan;
 
     int rank(int position) const { return rank_of_[static_cast<std::size_t>(position)]; }
 
@@ -246,7 +171,8 @@ private:
 
     /// Sends `mine` to positions st.to (non-blocking) and receives the partials of st.from;
     /// when st.from is not empty, combines [from before self] mine [from after self] left to
-    /// right (st.self_at is where mine sits among the values).
+    /// right (st.self_at is where mine sits among the values), or the received partials
+    /// alone when !st.own.
     template <class Codec>
     void stage(Codec& c, typename Codec::partial& mine, std::optional<failure>& failed, counters& count,
                std::exception_ptr& own_error, const step& st)
@@ -278,16 +204,16 @@ private:
                 failed = failed ? failed : f;
             }
         }
-        if (st.take_result && !failed) {
-            mine = decode(c, 0, 0, p_);
-        } else if (!from.empty() && !failed) {
+        if (!from.empty() && !failed) {
             try {
                 std::vector<typename Codec::partial> parts;
                 parts.reserve(from.size() + 1);
                 for (std::size_t i = 0; i < from.size(); ++i) {
                     parts.push_back(decode(c, i, from[i].lo, from[i].hi));
                 }
-                parts.insert(parts.begin() + static_cast<std::ptrdiff_t>(st.self_at), std::move(mine));
+                if (st.own) {
+                    parts.insert(parts.begin() + static_cast<std::ptrdiff_t>(st.self_at), std::move(mine));
+                }
                 for (std::size_t i = 1; i < parts.size(); ++i) {
                     c.combine(parts[0], std::move(parts[i]));
                 }
@@ -305,8 +231,6 @@ private:
     int p_;
     std::vector<int> rank_of_;
     int me_ = 0;
-    std::vector<int> starts_; // segment starts by active index, plus p
-    int segment_ = 0;
     std::vector<step> steps_;
     // Per-call buffers (capacity kept between calls).
     std::vector<char> out_;

@@ -1,7 +1,8 @@
 #pragma once
 /// Allreduce schedules: recursive doubling and recursive multiplying over p ranks.
 ///
-/// A schedule is an optional fold, a sequence of factor stages, and the matching unfold:
+/// A schedule is an optional fold, a sequence of factor stages, and the matching unfold, or
+/// factor stages with prime merging (`pmerge`):
 ///
 /// - fold: the p ranks are cut into m contiguous segments; every rank of a segment sends its
 ///   value to the segment's first rank (its representative), which combines the segment
@@ -16,10 +17,19 @@
 ///   operators are combined in rank order.
 /// - unfold (`expand` after collapse, `invmerge` after merge): representatives send the
 ///   result to the rest of their segment.
+/// - prime merging `pmerge(R) f1 … fk psplit` (k ≥ 2, f1·…·fk = m = p − R) adds no round:
+///   the R remainder ranks are merged into the first stage and split off in the last. The m
+///   core ranks run the factor stages; in the first stage, remainder x also multicasts its
+///   value to every member of first-stage group x mod (m/f1), which combine it after their
+///   group's values; in the last stage every member of last-stage group x mod (m/fk) also
+///   sends its (pre-stage) partial to remainder x (before its peers), which combines those fk
+///   partials in digit order, exactly as the group's members do. Positions: first-stage group j is its f1 core
+///   ranks followed by its remainders, so every partial is still a contiguous range.
 ///
 /// Text form (round-trips through parse/to_string): stages separated by blanks, e.g.
 /// `2 2 2` (recursive doubling, p = 8), `collapse(4,2) 2 2 expand` (p = 6),
-/// `merge(1) 4 3 invmerge` (p = 13). The empty schedule (p = 1) is written `-`.
+/// `merge(1) 4 3 invmerge` (p = 13), `pmerge(2) 3 3 psplit` (p = 11). The empty schedule
+/// (p = 1) is written `-`.
 
 #include "treefold/config.hpp"
 
@@ -33,8 +43,8 @@ namespace treefold::topology {
 /// An allreduce schedule (see the file comment for its meaning and text form).
 class schedule {
 public:
-    /// How ranks are folded before the factor stages.
-    enum class fold_kind { none, collapse, merge };
+    /// How ranks are folded before the factor stages (pmerge: merged into the first stage).
+    enum class fold_kind { none, collapse, merge, pmerge };
 
     schedule() = default;
     /// Factor stages only (no fold).
@@ -43,6 +53,8 @@ public:
     static schedule collapsed(int threshold, int base, std::vector<int> factors);
     /// `merge(remainder)` + factors + `invmerge`.
     static schedule merged(int remainder, std::vector<int> factors);
+    /// `pmerge(remainder)` + factors + `psplit` (prime merging; at least two factors).
+    static schedule prime_merged(int remainder, std::vector<int> factors);
 
     /// Parses the text form; throws std::invalid_argument naming the offending stage.
     static schedule parse(std::string_view text);
@@ -57,19 +69,20 @@ public:
     fold_kind fold() const { return fold_; }
     int threshold() const { return threshold_; } ///< collapse(T,B): T
     int base() const { return base_; }           ///< collapse(T,B): B
-    int remainder() const { return remainder_; } ///< merge(R): R
+    int remainder() const { return remainder_; } ///< merge(R), pmerge(R): R
     const std::vector<int>& factors() const { return factors_; }
 
     /// Ranks taking part in the factor stages (m) for p ranks.
     int active(int p) const;
-    /// First rank of every segment, plus p at the end (m + 1 entries); requires fits(p).
+    /// Position of every rank in the factor stages, by active index, plus p at the end
+    /// (m + 1 entries; for a fold, the first position of every segment); requires fits(p).
     std::vector<int> segment_starts(int p) const;
-    /// Largest segment (1 without a fold); requires fits(p).
+    /// Largest fold segment (1 without a fold and for pmerge); requires fits(p).
     int largest_segment(int p) const;
-    /// Point-to-point messages of one allreduce over p ranks: Σ m·(f−1) over factor stages
-    /// plus 2(p − m) for fold and unfold.
+    /// Point-to-point messages of one allreduce over p ranks: Σ m·(f−1) over factor stages,
+    /// plus 2(p − m) for fold and unfold, or R·(f1 + fk) for pmerge.
     std::uint64_t messages(int p) const;
-    /// Communication rounds: factor stages plus two for a fold.
+    /// Communication rounds: factor stages, plus two for a fold (none for pmerge).
     int rounds() const;
 
     friend bool operator==(const schedule&, const schedule&) = default;
@@ -81,6 +94,27 @@ private:
     int remainder_ = 0;
     std::vector<int> factors_;
 };
+
+/// One round of one position's part in a schedule. Every partial covers the positions
+/// [lo, hi) and is combined left to right.
+struct round_plan {
+    /// A partial this position receives.
+    struct source {
+        int position; ///< who sends it
+        int lo, hi;   ///< the positions it covers
+    };
+    int round = 0;           ///< which of the schedule's rounds() (the same index on every position)
+    std::vector<int> to;     ///< positions the current partial goes to, in issue order
+    std::vector<source> from; ///< partials received, in position order
+    std::size_t self_at = 0; ///< where the own partial sits among `from` when `own`
+    bool own = true;         ///< false: the result is the combination of `from` alone
+    int lo = 0, hi = 0;      ///< the positions the own partial covers when it is sent
+};
+
+/// What the position `position` does in each round of `s` over p ranks, in round order
+/// (rounds it has no part in are left out); requires s.fits(p). The executor and the
+/// simulator both follow it.
+std::vector<round_plan> rounds_of(const schedule& s, int p, int position);
 
 /// Recursive doubling for any p ≥ 1: factors 2 for a power of two, else
 /// `collapse(2r,2) 2 … 2 expand` with p = 2^k + r.
