@@ -3,6 +3,7 @@
 /// some rank failed (an operator throwing in a rank's last combine of an allreduce schedule,
 /// where no message follows), and the opt-in checks that the ranks made the same call.
 
+#include "treefold/config.hpp"
 #include "treefold/error.hpp"
 #include "treefold/net/transport.hpp"
 
