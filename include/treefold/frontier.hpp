@@ -77,11 +77,17 @@ public:
         return v;
     }
 
+    /// The number of elements of the tree the nodes belong to.
+    tree::index_t tree_size() const { return n_; }
     std::size_t node_count() const { return nodes_.size(); }
     bool empty() const { return nodes_.empty(); }
     std::span<const tree::node> nodes() const { return nodes_; }
     std::span<const T> values() const { return values_; }
     const tree::node& back_node() const { return nodes_.back(); }
+    /// First index covered (nodes must be non-empty).
+    tree::index_t begin_index() const { return nodes_.front().x; }
+    /// One past the last index covered (nodes must be non-empty).
+    tree::index_t end_index() const { return tree::cover_end(nodes_.back(), n_); }
 
 private:
     tree::index_t n_;

@@ -60,13 +60,7 @@ public:
         const net::call_scope call(++calls_);
         check_call<Op>(values, -1);
         exchange::outcome<T> out = run<Kernel>(local, values, op);
-        if (!result_everywhere()) {
-            if (!out.value) {
-                out.value.emplace(); // where the broadcast puts the result
-            }
-            net::values_channel<T> result{comm_, last_, &*out.value, 1};
-            net::broadcast(result, comm_.size(), comm_.rank(), plan_.finisher(), out.failed);
-        }
+        exchange::share_result(plan_, comm_, out, last_);
         throw_if_failed(out.failed, own_error_);
         return std::move(*out.value);
     }
@@ -232,14 +226,7 @@ private:
         return plan_.template run<Kernel>(local, op, failed, last_, own_error_);
     }
 
-    bool result_everywhere() const
-    {
-        if constexpr (requires { plan_.result_everywhere(); }) {
-            return plan_.result_everywhere();
-        } else {
-            return exchange::result_everywhere_plan<plan_type>;
-        }
-    }
+    bool result_everywhere() const { return exchange::result_everywhere(plan_); }
 
     /// The native plan nonblocking calls run on: the reducer's own when it is one, else one
     /// made on the first nonblocking call (collective, like the call).

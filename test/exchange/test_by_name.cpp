@@ -27,10 +27,12 @@ BOOST_AUTO_TEST_CASE(every_name_reaches_its_exchange_and_the_same_bits)
         const std::string seen = exchange::visit_by_name(name, [](auto type) {
             return std::string(decltype(type)::type::name);
         });
-        // The type's own name is the listed name, less the schedule_ prefix; maryM is "M-ary".
+        // The type's own name is the listed name, less the schedule_ prefix; maryM is "M-ary",
+        // dualM "M-ary+bcast".
         const std::string expected = name == "schedule_rd"             ? "recursive_doubling"
                                      : name.starts_with("schedule_") ? std::string(name.substr(9))
                                      : name.starts_with("mary")      ? std::string(name.substr(4)) + "-ary"
+                                     : name.starts_with("dual")      ? std::string(name.substr(4)) + "-ary+bcast"
                                                                      : std::string(name);
         BOOST_TEST(seen == expected);
         const double got = exchange::visit_by_name(name, [&](auto type) {

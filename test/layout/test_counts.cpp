@@ -83,6 +83,14 @@ void check_layout(const mpi::communicator& comm, const layout::block_layout& l, 
                         where << " tree reduce: measured " << got_tree.reduce << ", planned " << want_tree.reduce);
     BOOST_CHECK_EQUAL(got_tree.reduce_root0, want_tree.reduce + (tree_finisher != 0 ? 1U : 0U));
 
+    // tree<4-ary> with MPI_Bcast: the tree's p - 1 messages to the root and nothing else of
+    // treefold's; the result goes out in one MPI_Bcast (a collective on every rank).
+    const int dual_finisher = l.index_order()[0];
+    const auto got_dual = run_reducer<exchange::tree<topology::m_ary<4>, exchange::result_broadcast::mpi>>(comm, l, dual_finisher);
+    BOOST_CHECK_MESSAGE(got_dual.all_reduce == layout::tree_exchange_messages(l) && got_dual.reduce == want_tree.reduce,
+                        where << " dual4: measured " << got_dual.reduce << " / " << got_dual.all_reduce << ", planned "
+                              << want_tree.reduce << " / " << layout::tree_exchange_messages(l));
+
     // one_sided: the direct routes, one queue message per outbound root, same finisher.
     const auto want_queue = layout::one_sided_call_messages(l);
     const auto got_queue = run_reducer<exchange::one_sided>(comm, l, direct_finisher);

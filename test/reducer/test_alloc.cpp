@@ -1,10 +1,12 @@
 // A planned reducer allocates nothing per call after the first (trivially copyable T), through
-// every exchange tested here and the nonblocking calls. This executable replaces global
-// operator new to count allocations.
+// every exchange tested here (the tree with MPI_Bcast and the scheduled ones included) and the
+// nonblocking calls. This executable replaces global operator new to count allocations.
 #include <boost/test/unit_test.hpp>
 
 #include "support/cases.hpp"
 #include "support/mpi_test.hpp"
+#include "treefold/exchange/schedule.hpp"
+#include "treefold/exchange/tree.hpp"
 #include "treefold/layout/distribution.hpp"
 #include "treefold/reducer.hpp"
 
@@ -58,6 +60,15 @@ void no_allocation_after_first_call()
 
 BOOST_AUTO_TEST_CASE(direct_exchange_allocates_nothing_per_call) { no_allocation_after_first_call<exchange::direct>(); }
 BOOST_AUTO_TEST_CASE(tree_exchange_allocates_nothing_per_call) { no_allocation_after_first_call<exchange::tree<>>(); }
+BOOST_AUTO_TEST_CASE(dual_tree_allocates_nothing_per_call)
+{
+    no_allocation_after_first_call<exchange::tree<topology::m_ary<4>, exchange::result_broadcast::mpi>>();
+}
+BOOST_AUTO_TEST_CASE(scheduled_exchanges_allocate_nothing_per_call)
+{
+    no_allocation_after_first_call<exchange::scheduled<exchange::schedules::recursive_doubling>>();
+    no_allocation_after_first_call<exchange::scheduled<exchange::schedules::best>>();
+}
 BOOST_AUTO_TEST_CASE(native_exchange_allocates_nothing_per_call) { no_allocation_after_first_call<exchange::native>(); }
 BOOST_AUTO_TEST_CASE(automatic_exchange_allocates_nothing_per_call)
 {

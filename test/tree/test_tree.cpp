@@ -121,6 +121,23 @@ BOOST_AUTO_TEST_CASE(merge_of_adjacent_frontiers_is_the_frontier_of_the_union)
     BOOST_TEST_MESSAGE("merges checked: " << checked);
 }
 
+BOOST_AUTO_TEST_CASE(frontier_reports_the_range_it_covers)
+{
+    for (index_t n = 1; n <= 40; ++n) {
+        const auto xs = leaves(n);
+        for (index_t s = 0; s < n; ++s) {
+            for (index_t e = s + 1; e <= n; ++e) {
+                const auto f = frontier_of(xs, s, e);
+                if (f.begin_index() != s || f.end_index() != e || f.tree_size() != n) {
+                    BOOST_ERROR("frontier of [" << s << ", " << e << ") in N = " << n << " reports [" << f.begin_index()
+                                                << ", " << f.end_index() << ") in N = " << f.tree_size());
+                    return;
+                }
+            }
+        }
+    }
+}
+
 BOOST_AUTO_TEST_CASE(frontier_values_are_tree_nodes)
 {
     spell op;

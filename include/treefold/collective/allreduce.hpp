@@ -43,7 +43,7 @@ struct value_codec {
 
     std::size_t count(int /*lo*/, int /*hi*/) const { return 1; }
     std::span<const T> values(const T& v) const { return {&v, 1}; }
-    T make(std::span<T> vs, int /*lo*/, int /*hi*/) { return std::move(vs[0]); }
+    void assign(T& out, std::span<T> vs, int /*lo*/, int /*hi*/) { out = std::move(vs[0]); }
     void combine(T& left, T&& right) { left = (*op)(std::as_const(left), std::as_const(right)); }
 };
 
@@ -57,7 +57,7 @@ struct elements_codec {
 
     std::size_t count(int /*lo*/, int /*hi*/) const { return n; }
     std::span<const T> values(const partial& v) const { return v; }
-    partial make(std::span<T> vs, int /*lo*/, int /*hi*/) { return partial(vs.begin(), vs.end()); }
+    void assign(partial& out, std::span<T> vs, int /*lo*/, int /*hi*/) { out.assign(vs.begin(), vs.end()); }
     void combine(partial& left, partial&& right)
     {
         for (std::size_t i = 0; i < n; ++i) {

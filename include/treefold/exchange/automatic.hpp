@@ -25,7 +25,6 @@
 #include "treefold/exchange/tree.hpp"
 #include "treefold/layout/distribution.hpp"
 #include "treefold/net/transport.hpp"
-#include "treefold/net/tree_walk.hpp"
 
 #include <boost/mpi/collectives.hpp>
 #include <boost/mpi/communicator.hpp>
@@ -52,7 +51,7 @@
 namespace treefold::exchange {
 
 /// The exchanges automatic chooses from (their by_name spellings), in variant order.
-inline constexpr std::array<std::string_view, 3> automatic_candidates{"native", "binomial", "direct"};
+inline constexpr std::array<std::string_view, 4> automatic_candidates{"native", "binomial", "direct", "dual4"};
 
 namespace detail {
 
@@ -169,6 +168,11 @@ struct automatic {
         std::string_view choice() const { return automatic_candidates[static_cast<std::size_t>(choice_)]; }
         /// Whether every rank ends with the result (the native exchange, for raw T).
         bool result_everywhere() const { return impl_.index() == 1 && std::is_trivially_copyable_v<T>; }
+        /// Whether the chosen candidate sends the result out through MPI_Bcast.
+        bool broadcast_by_mpi() const
+        {
+            return visit([](const auto& p) { return broadcasts_by_mpi(p); });
+        }
         int finisher() const
         {
             return visit([](const auto& p) { return p.finisher(); });
@@ -184,7 +188,8 @@ struct automatic {
     private:
         // Alternative i + 1 is candidate i (native falls back to a tree for serialised T, so
         // two alternatives may have one type: hence access by index).
-        using variant = std::variant<std::monostate, native::plan<T>, tree<>::plan<T>, direct::plan<T>>;
+        using variant = std::variant<std::monostate, native::plan<T>, tree<>::plan<T>, direct::plan<T>,
+                                     typename tree<topology::m_ary<4>, result_broadcast::mpi>::template plan<T>>;
 
         template <class F>
         decltype(auto) visit(F&& f) const
@@ -199,8 +204,10 @@ struct automatic {
                 return f(std::get<1>(impl_));
             case 2:
                 return f(std::get<2>(impl_));
-            default:
+            case 3:
                 return f(std::get<3>(impl_));
+            default:
+                return f(std::get<4>(impl_));
             }
         }
 
@@ -213,8 +220,11 @@ struct automatic {
             case 1:
                 impl_.template emplace<2>(comm, layout);
                 break;
-            default:
+            case 2:
                 impl_.template emplace<3>(comm, layout);
+                break;
+            default:
+                impl_.template emplace<4>(comm, layout);
                 break;
             }
         }
@@ -238,8 +248,12 @@ struct automatic {
                 throw std::invalid_argument("treefold: TREEFOLD_EXCHANGE differs between ranks");
             }
             if (range.first == -2) {
-                throw std::invalid_argument("treefold: TREEFOLD_EXCHANGE names no exchange automatic can choose "
-                                            "(native, binomial, direct)");
+                std::string names;
+                for (const auto n : automatic_candidates) {
+                    names += (names.empty() ? "" : ", ") + std::string(n);
+                }
+                throw std::invalid_argument("treefold: TREEFOLD_EXCHANGE names no exchange automatic can choose (" +
+                                            names + ")");
             }
             if (range.first >= 0) {
                 return range.first;
@@ -325,13 +339,7 @@ struct automatic {
         {
             std::optional<failure> none; // a named empty optional: g++ 12 misreads a nullopt temporary here
             outcome<T> out = run<Kernel>(local, op, none, count, own_error);
-            if (!result_everywhere()) {
-                if (!out.value) {
-                    out.value.emplace();
-                }
-                net::values_channel<T> result{comm, count, &*out.value, 1};
-                net::broadcast(result, comm.size(), comm.rank(), finisher(), out.failed);
-            }
+            share_result(*this, comm, out, count);
         }
 
         int choice_ = 0;

@@ -22,9 +22,10 @@ namespace treefold::exchange {
 /// The names visit_by_name accepts ("tree" is also accepted, as binomial).
 /// "mary4" and "mary8" are the m_ary<4> and m_ary<8> trees (their type names are "4-ary" and
 /// "8-ary").
-inline constexpr std::array<std::string_view, 12> exchange_names{
-    "direct", "binomial", "fibonacci", "binary", "mary4", "mary8", "one_sided", "schedule_rd", "schedule_heuristic",
-    "schedule_best", "native", "automatic"};
+/// "dual4" and "dual8" are those trees with the result sent out through MPI_Bcast.
+inline constexpr std::array<std::string_view, 14> exchange_names{
+    "direct", "binomial", "fibonacci", "binary", "mary4", "mary8", "dual4", "dual8", "one_sided", "schedule_rd",
+    "schedule_heuristic", "schedule_best", "native", "automatic"};
 
 /// The names as one comma-separated line, for help texts and error messages.
 inline std::string exchange_name_list()
@@ -59,6 +60,12 @@ decltype(auto) visit_by_name(std::string_view name, F&& f)
     }
     if (name == "mary8") {
         return f(std::type_identity<tree<topology::m_ary<8>>>{});
+    }
+    if (name == "dual4") {
+        return f(std::type_identity<tree<topology::m_ary<4>, result_broadcast::mpi>>{});
+    }
+    if (name == "dual8") {
+        return f(std::type_identity<tree<topology::m_ary<8>, result_broadcast::mpi>>{});
     }
     if (name == "one_sided") {
         return f(std::type_identity<one_sided>{});

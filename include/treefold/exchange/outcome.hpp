@@ -5,6 +5,10 @@
 #include "treefold/error.hpp"
 #include "treefold/frontier.hpp"
 #include "treefold/kernel/ops.hpp"
+#include "treefold/net/transport.hpp"
+#include "treefold/net/tree_walk.hpp"
+
+#include <boost/mpi/communicator.hpp>
 
 #include <exception>
 #include <optional>
@@ -26,6 +30,57 @@ struct outcome {
 /// `static constexpr bool result_everywhere = true`).
 template <class Plan>
 concept result_everywhere_plan = requires { requires Plan::result_everywhere; };
+
+/// Whether `plan` leaves the result on every rank (no broadcast after its run): a plan says
+/// so with `static constexpr bool result_everywhere = true` or a member result_everywhere().
+template <class Plan>
+bool result_everywhere(const Plan& plan)
+{
+    if constexpr (requires { plan.result_everywhere(); }) {
+        return plan.result_everywhere();
+    } else {
+        return result_everywhere_plan<Plan>;
+    }
+}
+
+/// How an all_reduce's result leaves the finisher when the plan leaves it on that rank only.
+enum class result_broadcast {
+    point_to_point, ///< treefold's binomial broadcast on its own messages (net::broadcast)
+    mpi             ///< the MPI library's MPI_Bcast (raw T; other T go point to point)
+};
+
+/// Whether `plan` sends its result out through MPI_Bcast: a plan says so with a member
+/// broadcast_by_mpi().
+template <class Plan>
+bool broadcasts_by_mpi(const Plan& plan)
+{
+    if constexpr (requires { plan.broadcast_by_mpi(); }) {
+        return plan.broadcast_by_mpi();
+    } else {
+        return false;
+    }
+}
+
+/// all_reduce's step after the plan's run: the finisher's outcome (value or failure) to every
+/// rank, where the plan did not leave it everywhere already. A rank keeps its own failure.
+template <class T, class Plan>
+void share_result(const Plan& plan, const boost::mpi::communicator& comm, outcome<T>& out, net::counters& count)
+{
+    if (result_everywhere(plan)) {
+        return;
+    }
+    if (!out.value) {
+        out.value.emplace(); // where the broadcast puts the result
+    }
+    if constexpr (std::is_trivially_copyable_v<T>) {
+        if (broadcasts_by_mpi(plan)) {
+            net::mpi_broadcast(comm, *out.value, plan.finisher(), out.failed, count);
+            return;
+        }
+    }
+    net::values_channel<T> result{comm, count, &*out.value, 1};
+    net::broadcast(result, comm.size(), comm.rank(), plan.finisher(), out.failed);
+}
 
 /// Whether `op` can throw: not when it is noexcept, nor a built-in operator on an arithmetic
 /// type. Exchanges where each rank makes its own last combine (allreduce schedules, MPI's

@@ -24,8 +24,10 @@
 #include <boost/mpi/communicator.hpp>
 
 #include <exception>
+#include <map>
 #include <optional>
 #include <span>
+#include <utility>
 #include <vector>
 
 namespace treefold::exchange {
@@ -84,7 +86,8 @@ struct scheduled {
         outcome<T> run(const T* local, Op& op, std::optional<failure> failed, net::counters& count,
                        std::exception_ptr& own_error)
         {
-            frontier<T> mine(n_);
+            frontier<T>& mine = mine_;
+            mine.reset(n_);
             if (!failed) {
                 guarded(comm_.rank(), failed, own_error, [&] {
                     for (const auto& v : local_nodes_) {
@@ -93,7 +96,7 @@ struct scheduled {
                 });
             }
             codec<Op> c{this, &op};
-            failed = runner_.run(mine, c, failed, count, own_error);
+            failed = runner_.run(mine, c, failed, count, own_error, received_);
             if constexpr (may_throw<Op, T>) {
                 net::agree_on_failure(comm_, failed, count); // a throw in a rank's last combine reaches no one else
             }
@@ -109,27 +112,34 @@ struct scheduled {
             const plan* self;
             Op* op;
 
-            std::vector<treefold::tree::node> nodes(int lo, int hi) const
-            {
-                return treefold::tree::maximal_nodes(self->starts_[static_cast<std::size_t>(lo)],
-                                                     self->starts_[static_cast<std::size_t>(hi)], self->n_);
-            }
+            std::span<const treefold::tree::node> nodes(int lo, int hi) const { return self->nodes_of(lo, hi); }
 
             std::size_t count(int lo, int hi) const { return nodes(lo, hi).size(); }
             std::span<const T> values(const partial& f) const { return f.values(); }
 
-            partial make(std::span<T> values, int lo, int hi)
+            void assign(partial& f, std::span<T> values, int lo, int hi)
             {
                 const auto ns = nodes(lo, hi);
-                partial f(self->n_);
+                f.reset(self->n_);
                 for (std::size_t i = 0; i < ns.size(); ++i) {
                     f.push(ns[i], std::move(values[i]), *op); // maximal nodes never combine: no op call
                 }
-                return f;
             }
 
             void combine(partial& left, partial&& right) { left.merge(right, *op); }
         };
+
+        /// The maximal nodes of positions [lo, hi), computed once per range (the schedule
+        /// meets the same few ranges on every call).
+        std::span<const treefold::tree::node> nodes_of(int lo, int hi) const
+        {
+            auto [at, fresh] = ranges_.try_emplace({lo, hi});
+            if (fresh) {
+                at->second = treefold::tree::maximal_nodes(starts_[static_cast<std::size_t>(lo)],
+                                                           starts_[static_cast<std::size_t>(hi)], n_);
+            }
+            return at->second;
+        }
 
         boost::mpi::communicator comm_;
         treefold::tree::index_t n_;
@@ -137,6 +147,10 @@ struct scheduled {
         std::vector<treefold::tree::index_t> starts_; // index start by position, n for empty
         std::vector<treefold::tree::node> local_nodes_;
         net::schedule_runner runner_;
+        // Per-call storage, kept between calls.
+        frontier<T> mine_;
+        std::vector<frontier<T>> received_;
+        mutable std::map<std::pair<int, int>, std::vector<treefold::tree::node>> ranges_;
     };
 };
 

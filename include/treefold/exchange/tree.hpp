@@ -24,17 +24,43 @@
 #include <boost/mpi/communicator.hpp>
 
 #include <algorithm>
+#include <array>
+#include <cstddef>
 #include <exception>
 #include <optional>
+#include <type_traits>
 #include <vector>
 
 namespace treefold::exchange {
 
+namespace detail {
+
+/// "<shape>+bcast" as a character array with static storage, for the name of a tree exchange
+/// whose result goes out through MPI_Bcast.
+template <tree_shape Shape>
+inline constexpr auto mpi_broadcast_name = [] {
+    std::array<char, 40> out{};
+    std::size_t i = 0;
+    for (const char* c = Shape::name; *c != '\0' && i + 7 < out.size(); ++c) {
+        out[i++] = *c;
+    }
+    for (const char* c = "+bcast"; *c != '\0'; ++c) {
+        out[i++] = *c;
+    }
+    return out;
+}();
+
+} // namespace detail
+
 /// Exchange policy: frontier merge along the tree `Shape` (topology::binomial,
-/// fibonacci, binary or inorder; see topology/tree_shape.hpp).
-template <tree_shape Shape = topology::binomial>
+/// fibonacci, binary, inorder or m_ary<M>; see topology/tree_shape.hpp). `Broadcast` says how
+/// all_reduce's result then leaves the shape's root: treefold's binomial broadcast, or the MPI
+/// library's MPI_Bcast (a *dual tree*: the summation tree fixed by the index, the
+/// communication tree the shape, the broadcast the library's own).
+template <tree_shape Shape = topology::binomial, result_broadcast Broadcast = result_broadcast::point_to_point>
 struct tree {
-    static constexpr const char* name = Shape::name;
+    static constexpr const char* name =
+        Broadcast == result_broadcast::mpi ? detail::mpi_broadcast_name<Shape>.data() : Shape::name;
 
     template <class T>
     class plan {
@@ -66,6 +92,11 @@ struct tree {
 
         /// The rank that ends with the root (the one at the shape's root position).
         int finisher() const { return finisher_; }
+        /// Whether all_reduce's result goes out through MPI_Bcast (raw T only).
+        static constexpr bool broadcast_by_mpi()
+        {
+            return Broadcast == result_broadcast::mpi && std::is_trivially_copyable_v<T>;
+        }
 
         /// Runs the exchange; same contract as direct::plan::run.
         template <class Kernel, class Op>

@@ -10,11 +10,13 @@
 ///     using partial = ...;
 ///     std::size_t count(int lo, int hi) const;          // values of the partial of [lo, hi)
 ///     std::span<const value_type> values(const partial&) const;
-///     partial make(std::span<value_type> values, int lo, int hi); // from received values
+///     void assign(partial& out, std::span<value_type> values, int lo, int hi); // from received values
 ///     void combine(partial& left, partial&& right);     // left := left ∘ right (may throw)
 ///
 /// Raw payloads (trivially copyable values) travel bare, into receives posted up front;
-/// others are taken by probe in order. A failure travels in the one framing of
+/// others are taken by probe in order. The per-call path allocates nothing after the first
+/// call: buffers and received partials are kept, and the requests are raw MPI requests
+/// (Boost.MPI 1.74 allocates a handler per request). A failure travels in the one framing of
 /// net/transport.hpp. A rank that failed (or learned of a failure) keeps sending failures
 /// wherever values were expected and receives everything owed to it, so no peer waits. Sends
 /// are non-blocking (a multicast of f−1 messages). The runner uses every tag of the
@@ -22,13 +24,12 @@
 
 #include "treefold/config.hpp"
 #include "treefold/error.hpp"
+#include "treefold/net/native_op.hpp"
 #include "treefold/net/transport.hpp"
 #include "treefold/topology/schedule.hpp"
 
 #include <boost/mpi/communicator.hpp>
-#include <boost/mpi/nonblocking.hpp>
-#include <boost/mpi/request.hpp>
-#include <boost/mpi/status.hpp>
+#include <mpi.h>
 
 #include <algorithm>
 #include <concepts>
@@ -48,7 +49,7 @@ template <class C>
 concept schedule_codec = requires(C& c, const C& cc, typename C::partial& part, std::span<typename C::value_type> vs) {
     { cc.count(0, 1) } -> std::convertible_to<std::size_t>;
     { cc.values(part) } -> std::convertible_to<std::span<const typename C::value_type>>;
-    { c.make(vs, 0, 1) } -> std::same_as<typename C::partial>;
+    c.assign(part, vs, 0, 1);
     c.combine(part, std::move(part));
 };
 
@@ -82,14 +83,26 @@ public:
     /// Runs the schedule: on return `mine` holds the combination of all p partial values
     /// (positions 0..p-1, left to right) unless the returned failure is set. `failed` on
     /// entry marks this rank's value as unusable; `own_error` receives what combine threw here.
+    /// `received` holds the partials received in a stage; a caller that keeps it between
+    /// calls keeps their storage too.
+    template <schedule_codec Codec>
+    std::optional<failure> run(typename Codec::partial& mine, Codec& codec, std::optional<failure> failed,
+                               counters& count, std::exception_ptr& own_error,
+                               std::vector<typename Codec::partial>& received)
+    {
+        for (const step& st : steps_) {
+            stage(codec, mine, failed, count, own_error, st, received);
+        }
+        return failed;
+    }
+
+    /// As above with the received partials made afresh.
     template <schedule_codec Codec>
     std::optional<failure> run(typename Codec::partial& mine, Codec& codec, std::optional<failure> failed,
                                counters& count, std::exception_ptr& own_error)
     {
-        for (const step& st : steps_) {
-            stage(codec, mine, failed, count, own_error, st);
-        }
-        return failed;
+        std::vector<typename Codec::partial> received;
+        return run(mine, codec, std::move(failed), count, own_error, received);
     }
 
 private:
@@ -98,27 +111,35 @@ private:
 
     int rank(int position) const { return rank_of_[static_cast<std::size_t>(position)]; }
 
+    /// Posts `bytes` bytes at `data` to `dest` with the current call's tag of `kind`.
+    void isend(int dest, int kind, const char* data, std::size_t bytes)
+    {
+        static constexpr char none = 0; // never a null buffer
+        sends_.emplace_back();
+        check_mpi("MPI_Isend", MPI_Isend(bytes > 0 ? data : &none, static_cast<int>(bytes), MPI_BYTE, dest,
+                                         tag_of(kind), comm_, &sends_.back()));
+    }
+
     /// Posts `mine` (or the failure) to `dest` without blocking.
     void post(int dest, const std::optional<failure>& failed, counters& count)
     {
-        static constexpr char none = 0; // never a null buffer
         if (failed) {
             record_ = encode(*failed);
-            sends_.push_back(comm_.isend(dest, tag_of(tag::failure), &none, 0));
-            sends_.push_back(comm_.isend(dest, tag_of(tag::failure_record), record_.data(), static_cast<int>(record_.size())));
+            isend(dest, tag::failure, nullptr, 0);
+            isend(dest, tag::failure_record, record_.data(), record_.size());
             count.bytes += record_.size();
         } else {
-            sends_.push_back(comm_.isend(dest, tag_of(tag::values), out_.empty() ? &none : out_.data(),
-                                         static_cast<int>(out_.size())));
+            isend(dest, tag::values, out_.data(), out_.size());
             count.bytes += out_.size();
         }
         ++count.messages;
     }
 
     /// Posts the receive of in_[i] from `source` (any tag: values or a failure).
-    boost::mpi::request post_recv(std::size_t i, int source)
+    void post_recv(std::size_t i, int source)
     {
-        return comm_.irecv(source, boost::mpi::any_tag, in_[i].data(), static_cast<int>(in_[i].size() - 1));
+        check_mpi("MPI_Irecv", MPI_Irecv(in_[i].data(), static_cast<int>(in_[i].size() - 1), MPI_BYTE, source,
+                                         MPI_ANY_TAG, comm_, &recvs_[i]));
     }
 
     /// Receives the message of `source` into in_[i] (raw payloads: completes the receive
@@ -127,20 +148,23 @@ private:
     std::optional<failure> take(std::size_t i, int source)
     {
         if constexpr (codec<typename Codec::value_type>::raw) {
-            boost::mpi::status st = recvs_[i].wait();
-            while (tag::call_order(st.tag(), current_call()) != 0) {
+            MPI_Status st;
+            check_mpi("MPI_Wait", MPI_Wait(&recvs_[i], &st));
+            while (tag::call_order(st.MPI_TAG, current_call()) != 0) {
                 // An earlier call's message took the posted receive: post it again (a later
                 // call's throws: the ranks disagree about the calls).
-                if (tag::call_order(st.tag(), current_call()) > 0) {
+                if (tag::call_order(st.MPI_TAG, current_call()) > 0) {
                     throw std::logic_error("treefold: a message of a later call arrived: the ranks disagree about the calls");
                 }
-                recvs_[i] = post_recv(i, source);
-                st = recvs_[i].wait();
+                post_recv(i, source);
+                check_mpi("MPI_Wait", MPI_Wait(&recvs_[i], &st));
             }
-            if (tag::kind_of(st.tag()) == tag::failure) {
+            if (tag::kind_of(st.MPI_TAG) == tag::failure) {
                 return take_failure_record(comm_, source);
             }
-            sizes_[i] = static_cast<std::size_t>(*st.template count<char>());
+            int bytes = 0;
+            check_mpi("MPI_Get_count", MPI_Get_count(&st, MPI_BYTE, &bytes));
+            sizes_[i] = static_cast<std::size_t>(bytes);
             return std::nullopt;
         } else {
             auto failed = recv_message(comm_, source, in_[i]);
@@ -149,9 +173,9 @@ private:
         }
     }
 
-    /// The partial covering [lo, hi) from the bytes in in_[i].
+    /// `out` := the partial covering [lo, hi) from the bytes in in_[i].
     template <class Codec>
-    typename Codec::partial decode(Codec& c, std::size_t i, int lo, int hi)
+    void decode(Codec& c, std::size_t i, int lo, int hi, typename Codec::partial& out)
     {
         using value_type = typename Codec::value_type;
         auto& buf = scratch<value_type>();
@@ -159,7 +183,7 @@ private:
         if (codec<value_type>::read(comm_, in_[i].data(), sizes_[i], buf.data(), buf.size()) != buf.size()) {
             unexpected_size();
         }
-        return c.make(std::span<value_type>(buf), lo, hi);
+        c.assign(out, std::span<value_type>(buf), lo, hi);
     }
 
     template <class V>
@@ -175,7 +199,7 @@ private:
     /// alone when !st.own.
     template <class Codec>
     void stage(Codec& c, typename Codec::partial& mine, std::optional<failure>& failed, counters& count,
-               std::exception_ptr& own_error, const step& st)
+               std::exception_ptr& own_error, const step& st, std::vector<typename Codec::partial>& parts)
     {
         using value_type = typename Codec::value_type;
         const std::vector<source>& from = st.from;
@@ -192,11 +216,11 @@ private:
             in_.resize(from.size());
         }
         sizes_.assign(from.size(), 0);
-        recvs_.clear();
+        recvs_.assign(from.size(), MPI_REQUEST_NULL);
         if constexpr (codec<value_type>::raw) {
             for (std::size_t i = 0; i < from.size(); ++i) {
                 in_[i].resize(c.count(from[i].lo, from[i].hi) * sizeof(value_type) + 1); // + 1: never a null buffer
-                recvs_.push_back(post_recv(i, rank(from[i].position)));
+                post_recv(i, rank(from[i].position));
             }
         }
         for (std::size_t i = 0; i < from.size(); ++i) {
@@ -206,24 +230,32 @@ private:
         }
         if (!from.empty() && !failed) {
             try {
-                std::vector<typename Codec::partial> parts;
-                parts.reserve(from.size() + 1);
+                if (parts.size() < from.size()) {
+                    parts.resize(from.size());
+                }
                 for (std::size_t i = 0; i < from.size(); ++i) {
-                    parts.push_back(decode(c, i, from[i].lo, from[i].hi));
+                    decode(c, i, from[i].lo, from[i].hi, parts[i]);
                 }
-                if (st.own) {
-                    parts.insert(parts.begin() + static_cast<std::ptrdiff_t>(st.self_at), std::move(mine));
+                // The pieces in combining order: the received ones with mine at self_at.
+                const std::size_t pieces = from.size() + (st.own ? 1 : 0);
+                auto piece = [&](std::size_t k) -> typename Codec::partial& {
+                    if (!st.own || k < st.self_at) {
+                        return parts[k];
+                    }
+                    return k == st.self_at ? mine : parts[k - 1];
+                };
+                for (std::size_t k = 1; k < pieces; ++k) {
+                    c.combine(piece(0), std::move(piece(k)));
                 }
-                for (std::size_t i = 1; i < parts.size(); ++i) {
-                    c.combine(parts[0], std::move(parts[i]));
+                if (&piece(0) != &mine) {
+                    std::swap(mine, piece(0)); // (a swap, not a move: both keep storage for the next call)
                 }
-                mine = std::move(parts[0]);
             } catch (...) {
                 own_error = std::current_exception();
                 failed = failure::op_threw(comm_.rank(), own_error);
             }
         }
-        boost::mpi::wait_all(sends_.begin(), sends_.end());
+        check_mpi("MPI_Waitall", MPI_Waitall(static_cast<int>(sends_.size()), sends_.data(), MPI_STATUSES_IGNORE));
     }
 
     boost::mpi::communicator comm_;
@@ -235,8 +267,8 @@ private:
     // Per-call buffers (capacity kept between calls).
     std::vector<char> out_;
     std::vector<std::vector<char>> in_;
-    std::vector<boost::mpi::request> sends_;
-    std::vector<boost::mpi::request> recvs_;
+    std::vector<MPI_Request> sends_;
+    std::vector<MPI_Request> recvs_;
     std::vector<std::size_t> sizes_;
     std::vector<char> record_; // the failure being sent (alive until the sends complete)
 };

@@ -20,6 +20,7 @@
 #include "treefold/error.hpp"
 #include "treefold/net/tags.hpp"
 
+#include <boost/mpi/collectives/broadcast.hpp>
 #include <boost/mpi/communicator.hpp>
 #include <boost/mpi/nonblocking.hpp>
 #include <boost/mpi/packed_iarchive.hpp>
@@ -278,6 +279,48 @@ void ring_step(const boost::mpi::communicator& comm, int to, const T* send, std:
         count.bytes += ns * sizeof(T);
     }
     boost::mpi::wait_all(reqs, reqs + k);
+}
+
+/// The result from `root` to every rank through the MPI library's own broadcast (raw T
+/// only): one MPI_Bcast of a 4-byte header and the value, and, when the header announces a
+/// failure record of that many bytes, a second MPI_Bcast of the record. A rank keeps its own
+/// failure. Counted as collectives; their bytes on the root, the only sender.
+template <class T>
+void mpi_broadcast(const boost::mpi::communicator& comm, T& value, int root, std::optional<failure>& failed,
+                   counters& count)
+{
+    static_assert(std::is_trivially_copyable_v<T>, "treefold: MPI_Bcast carries raw values");
+    if (comm.size() == 1) {
+        return; // the root holds it already
+    }
+    const bool sender = comm.rank() == root;
+    char frame[4 + sizeof(T)];
+    std::vector<char> record;
+    std::uint32_t announced = 0;
+    if (sender) {
+        if (failed) {
+            record = encode(*failed);
+            announced = static_cast<std::uint32_t>(record.size());
+        } else {
+            std::memcpy(frame + 4, static_cast<const void*>(&value), sizeof(T));
+        }
+        std::memcpy(frame, &announced, 4);
+    }
+    boost::mpi::broadcast(comm, frame, static_cast<int>(sizeof frame), root);
+    std::memcpy(&announced, frame, 4);
+    ++count.collectives;
+    count.collective_bytes += sender ? sizeof frame : 0;
+    if (announced > 0) {
+        record.resize(announced);
+        boost::mpi::broadcast(comm, record.data(), static_cast<int>(announced), root);
+        ++count.collectives;
+        count.collective_bytes += sender ? announced : 0;
+        if (!failed) {
+            failed = decode_failure(record.data(), record.size());
+        }
+    } else if (!sender) {
+        std::memcpy(static_cast<void*>(&value), frame + 4, sizeof(T));
+    }
 }
 
 /// n values of type T at `data` as the unit a broadcast or a tree walk moves: sends them (or
