@@ -77,17 +77,19 @@ struct tree {
             local_values_.reserve(local_nodes_.size());
             const int parent_position = Shape::parent(position_, p);
             parent_ = parent_position < 0 ? -1 : order[static_cast<std::size_t>(parent_position)];
-            std::size_t widest = 0;
+            std::size_t total = 0;
             shape_children_ = Shape::children(position_, p);
             for (const auto& c : shape_children_) {
                 child ch;
                 ch.rank = order[static_cast<std::size_t>(c.position)];
                 ch.nodes = treefold::tree::maximal_nodes(starts[static_cast<std::size_t>(c.subtree_begin)],
                                                          starts[static_cast<std::size_t>(c.subtree_end)], n_);
-                widest = std::max(widest, ch.nodes.size());
+                ch.at = total;
+                total += ch.nodes.size();
                 children_.push_back(std::move(ch));
             }
-            inbox_.resize(widest);
+            inbox_.resize(total + 1); // each child's values at its own place (+ 1: never a null buffer)
+            posted_.resize(children_.size());
         }
 
         /// The rank that ends with the root (the one at the shape's root position).
@@ -106,6 +108,13 @@ struct tree {
             stack_.reset(n_);
             local_values_.clear();
             const int me = comm_.rank();
+            if constexpr (net::codec<T>::raw) {
+                // Every child's message lands straight in its place, while the kernel runs.
+                for (std::size_t k = 0; k < children_.size(); ++k) {
+                    posted_[k].post(comm_, children_[k].rank, reinterpret_cast<char*>(inbox_.data() + children_[k].at),
+                                    children_[k].nodes.size() * sizeof(T));
+                }
+            }
             // Own nodes first: they need no message, so they overlap the children's work.
             for (std::size_t i = 0; i < local_nodes_.size() && !failed; ++i) {
                 const treefold::tree::node v = local_nodes_[i];
@@ -114,11 +123,17 @@ struct tree {
                         Kernel::reduce_node(local + (v.x - s_), treefold::tree::cover_size(v, n_), op));
                 });
             }
-            std::size_t got = 0;
             auto take = [&](std::size_t k) {
+                const child& ch = children_[k];
                 std::optional<failure> remote;
-                got = net::recv_values(comm_, children_[k].rank, inbox_.data(), inbox_.size(), remote);
-                if (!remote && got != children_[k].nodes.size()) {
+                std::size_t got = 0;
+                if constexpr (net::codec<T>::raw) {
+                    remote = posted_[k].wait(got);
+                    got /= sizeof(T);
+                } else {
+                    got = net::recv_values(comm_, ch.rank, inbox_.data() + ch.at, ch.nodes.size(), remote);
+                }
+                if (!remote && got != ch.nodes.size()) {
                     net::unexpected_size();
                 }
                 return remote;
@@ -130,9 +145,9 @@ struct tree {
                             stack_.push(local_nodes_[i], std::move(local_values_[i]), op);
                         }
                     } else {
-                        const auto& nodes = children_[static_cast<std::size_t>(piece)].nodes;
-                        for (std::size_t j = 0; j < got; ++j) {
-                            stack_.push(nodes[j], std::move(inbox_[j]), op);
+                        const child& ch = children_[static_cast<std::size_t>(piece)];
+                        for (std::size_t j = 0; j < ch.nodes.size(); ++j) {
+                            stack_.push(ch.nodes[j], std::move(inbox_[ch.at + j]), op);
                         }
                     }
                 });
@@ -149,6 +164,7 @@ struct tree {
         struct child {
             int rank = 0;
             std::vector<treefold::tree::node> nodes; // maximal nodes of the child's subtree range
+            std::size_t at = 0;                       // where its values land in inbox_
         };
 
         boost::mpi::communicator comm_;
@@ -162,6 +178,7 @@ struct tree {
         int position_ = 0;
         frontier<T> stack_;
         std::vector<T> inbox_;
+        std::vector<net::posted_receive> posted_; // by child (raw T)
         std::vector<T> local_values_; // per-call, capacity kept
     };
 };

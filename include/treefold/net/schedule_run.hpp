@@ -16,7 +16,7 @@
 /// Raw payloads (trivially copyable values) travel bare, into receives posted up front;
 /// others are taken by probe in order. The per-call path allocates nothing after the first
 /// call: buffers and received partials are kept, and the requests are raw MPI requests
-/// (Boost.MPI 1.74 allocates a handler per request). A failure travels in the one framing of
+/// (net::posted_receive; Boost.MPI 1.74 allocates a handler per request). A failure travels in the one framing of
 /// net/transport.hpp. A rank that failed (or learned of a failure) keeps sending failures
 /// wherever values were expected and receives everything owed to it, so no peer waits. Sends
 /// are non-blocking (a multicast of f−1 messages). The runner uses every tag of the
@@ -135,12 +135,6 @@ private:
         ++count.messages;
     }
 
-    /// Posts the receive of in_[i] from `source` (any tag: values or a failure).
-    void post_recv(std::size_t i, int source)
-    {
-        check_mpi("MPI_Irecv", MPI_Irecv(in_[i].data(), static_cast<int>(in_[i].size() - 1), MPI_BYTE, source,
-                                         MPI_ANY_TAG, comm_, &recvs_[i]));
-    }
 
     /// Receives the message of `source` into in_[i] (raw payloads: completes the receive
     /// posted up front); returns the failure it carried, if any.
@@ -148,24 +142,7 @@ private:
     std::optional<failure> take(std::size_t i, int source)
     {
         if constexpr (codec<typename Codec::value_type>::raw) {
-            MPI_Status st;
-            check_mpi("MPI_Wait", MPI_Wait(&recvs_[i], &st));
-            while (tag::call_order(st.MPI_TAG, current_call()) != 0) {
-                // An earlier call's message took the posted receive: post it again (a later
-                // call's throws: the ranks disagree about the calls).
-                if (tag::call_order(st.MPI_TAG, current_call()) > 0) {
-                    throw std::logic_error("treefold: a message of a later call arrived: the ranks disagree about the calls");
-                }
-                post_recv(i, source);
-                check_mpi("MPI_Wait", MPI_Wait(&recvs_[i], &st));
-            }
-            if (tag::kind_of(st.MPI_TAG) == tag::failure) {
-                return take_failure_record(comm_, source);
-            }
-            int bytes = 0;
-            check_mpi("MPI_Get_count", MPI_Get_count(&st, MPI_BYTE, &bytes));
-            sizes_[i] = static_cast<std::size_t>(bytes);
-            return std::nullopt;
+            return recvs_[i].wait(sizes_[i]);
         } else {
             auto failed = recv_message(comm_, source, in_[i]);
             sizes_[i] = in_[i].size();
@@ -216,11 +193,11 @@ private:
             in_.resize(from.size());
         }
         sizes_.assign(from.size(), 0);
-        recvs_.assign(from.size(), MPI_REQUEST_NULL);
         if constexpr (codec<value_type>::raw) {
+            recvs_.resize(std::max(recvs_.size(), from.size()));
             for (std::size_t i = 0; i < from.size(); ++i) {
                 in_[i].resize(c.count(from[i].lo, from[i].hi) * sizeof(value_type) + 1); // + 1: never a null buffer
-                post_recv(i, rank(from[i].position));
+                recvs_[i].post(comm_, rank(from[i].position), in_[i].data(), in_[i].size() - 1);
             }
         }
         for (std::size_t i = 0; i < from.size(); ++i) {
@@ -268,7 +245,7 @@ private:
     std::vector<char> out_;
     std::vector<std::vector<char>> in_;
     std::vector<MPI_Request> sends_;
-    std::vector<MPI_Request> recvs_;
+    std::vector<posted_receive> recvs_;
     std::vector<std::size_t> sizes_;
     std::vector<char> record_; // the failure being sent (alive until the sends complete)
 };

@@ -22,10 +22,12 @@
 
 #include <boost/mpi/collectives/broadcast.hpp>
 #include <boost/mpi/communicator.hpp>
+#include <boost/mpi/exception.hpp>
 #include <boost/mpi/nonblocking.hpp>
 #include <boost/mpi/packed_iarchive.hpp>
 #include <boost/mpi/packed_oarchive.hpp>
 #include <boost/serialization/vector.hpp>
+#include <mpi.h>
 
 #include <cstddef>
 #include <cstdint>
@@ -233,6 +235,69 @@ inline std::optional<failure> recv_message(const boost::mpi::communicator& comm,
     bytes.pop_back();
     return std::nullopt;
 }
+
+/// A receive of raw bytes posted before its message is needed (no probe on the way in): any
+/// tag, so it completes for values or for the failure framing's empty message. Raw MPI:
+/// Boost.MPI 1.74 allocates a handler for every request, and the reducers' per-call path
+/// allocates nothing.
+class posted_receive {
+public:
+    /// Posts the receive of at most `capacity` bytes from `source` into `buffer`.
+    void post(const boost::mpi::communicator& comm, int source, char* buffer, std::size_t capacity)
+    {
+        comm_ = &comm;
+        source_ = source;
+        buffer_ = buffer;
+        capacity_ = static_cast<int>(capacity);
+        repost();
+    }
+
+    /// Waits for the message of the current call (an earlier call's is dropped and the receive
+    /// posted again; a later call's throws std::logic_error). Returns the failure the message
+    /// announced (its record taken), or nullopt with the payload's size in `bytes`.
+    std::optional<failure> wait(std::size_t& bytes)
+    {
+        MPI_Status st;
+        for (;;) {
+            if (const int rc = MPI_Wait(&request_, &st); rc != MPI_SUCCESS) {
+                throw boost::mpi::exception("MPI_Wait", rc);
+            }
+            const int order = tag::call_order(st.MPI_TAG, current_call());
+            if (order == 0) {
+                break;
+            }
+            if (order > 0) {
+                throw std::logic_error("treefold: rank " + std::to_string(source_) +
+                                       " sent a message of a later call: the ranks disagree about the calls "
+                                       "(a root or a call that differs between ranks)");
+            }
+            repost(); // an earlier call's leftover took the receive
+        }
+        bytes = 0;
+        if (tag::kind_of(st.MPI_TAG) == tag::failure) {
+            return take_failure_record(*comm_, source_);
+        }
+        int count = 0;
+        MPI_Get_count(&st, MPI_BYTE, &count);
+        bytes = static_cast<std::size_t>(count);
+        return std::nullopt;
+    }
+
+private:
+    void repost()
+    {
+        if (const int rc = MPI_Irecv(buffer_, capacity_, MPI_BYTE, source_, MPI_ANY_TAG, *comm_, &request_);
+            rc != MPI_SUCCESS) {
+            throw boost::mpi::exception("MPI_Irecv", rc);
+        }
+    }
+
+    const boost::mpi::communicator* comm_ = nullptr; // outlives the receive
+    int source_ = 0;
+    char* buffer_ = nullptr;
+    int capacity_ = 0;
+    MPI_Request request_ = MPI_REQUEST_NULL;
+};
 
 /// Receives one message from `source`: values (stored in out[0, n), n returned, at most
 /// `max`) or a failure (stored in `failed`, 0 returned).
