@@ -42,13 +42,17 @@ struct tree_child {
 /// The most child ranges one split may have (the widest m_ary degree).
 inline constexpr int max_split_children = 16;
 
-/// How a range splits: its root and up to max_split_children child ranges in increasing
-/// order (two for fibonacci, binary and inorder; up to M for m_ary<M>).
-struct range_split {
+/// How a range splits: its root and up to K child ranges in increasing order. Sized to the
+/// shape (every query makes O(height) splits, so a wider record than needed costs time).
+template <int K>
+struct basic_range_split {
     int root = 0;
     int child_count = 0;
-    std::array<std::array<int, 2>, max_split_children> child{}; ///< [begin, end) of each child range
+    std::array<std::array<int, 2>, K> child{}; ///< [begin, end) of each child range
 };
+
+/// The split of a binary shape (fibonacci, binary, inorder): up to two child ranges.
+using range_split = basic_range_split<2>;
 
 /// A shape from a recursive split, the base of fibonacci, binary, inorder and m_ary (derive
 /// from it to define another): parent/children/height for `Split::split(b, e)`, a range_split
@@ -64,7 +68,7 @@ struct split_shape {
         int b = 0;
         int e = p;
         while (e - b > 0) {
-            const range_split s = Split::split(b, e);
+            const auto s = Split::split(b, e);
             if (s.root == position) {
                 return parent_position;
             }
@@ -91,7 +95,7 @@ struct split_shape {
         int b = 0;
         int e = p;
         while (e - b > 0) {
-            const range_split s = Split::split(b, e);
+            const auto s = Split::split(b, e);
             int next = -1;
             for (int c = 0; c < s.child_count; ++c) {
                 const auto& r = s.child[static_cast<std::size_t>(c)];
@@ -115,7 +119,7 @@ struct split_shape {
 private:
     static int range_height(int b, int e)
     {
-        const range_split s = Split::split(b, e);
+        const auto s = Split::split(b, e);
         int h = 0;
         for (int c = 0; c < s.child_count; ++c) {
             const auto& r = s.child[static_cast<std::size_t>(c)];
@@ -284,9 +288,9 @@ template <int M>
 struct m_ary_split {
     static_assert(M >= 2 && M <= max_split_children, "m_ary<M> needs 2 <= M <= max_split_children (16)");
 
-    static range_split split(int b, int e)
+    static basic_range_split<M> split(int b, int e)
     {
-        range_split s;
+        basic_range_split<M> s;
         s.root = b;
         const int rest = e - b - 1;
         if (rest <= 0) {
