@@ -1,8 +1,8 @@
-// The same-bits guarantee, for every implementation at once: every exchange (direct, the six
-// tree shapes binomial, fibonacci, binary, inorder, 4-ary and 8-ary, one-sided, the three
-// schedule generators) × every kernel (scalar, best, each simd<Arch> the CPU supports) ×
-// every layout kind (blocks in rank order, reversed, random with empty blocks, everything on
-// one rank, the distribution policies) × every sub-communicator size 1..P × operators that
+// The same-bits guarantee, for every implementation at once: every exchange (direct, the eight
+// tree shapes binomial, fibonacci, binary, inorder, truncated_fibonacci, truncated_binary,
+// 4-ary and 8-ary, one-sided, the three schedule generators) × every kernel (scalar, best,
+// each simd<Arch> the CPU supports) × every layout kind (blocks in rank order, reversed,
+// random with empty blocks, everything on one rank, the distribution policies) × every sub-communicator size 1..P × operators that
 // expose order mistakes (non-associative, non-commutative, mixed magnitudes and special
 // values, float and integer types, serialized types). Each result must have the recursive
 // oracle's bits (test/support/oracle.hpp) or the data sets' published bits, and the results
@@ -64,6 +64,7 @@ void for_each_type(type_list<Ts...>, F&& f)
 using all_exchanges =
     type_list<exchange::direct, exchange::tree<topology::binomial>, exchange::tree<topology::fibonacci>,
               exchange::tree<topology::binary>, exchange::tree<topology::inorder>,
+              exchange::tree<topology::truncated_fibonacci>, exchange::tree<topology::truncated_binary>,
               exchange::tree<topology::m_ary<4>>, exchange::tree<topology::m_ary<8>>, exchange::one_sided,
               exchange::scheduled<exchange::schedules::recursive_doubling>,
               exchange::scheduled<exchange::schedules::heuristic>, exchange::scheduled<exchange::schedules::best>,
@@ -74,6 +75,7 @@ using all_exchanges =
 using serialized_exchanges =
     type_list<exchange::direct, exchange::tree<topology::binomial>, exchange::tree<topology::fibonacci>,
               exchange::tree<topology::binary>, exchange::tree<topology::inorder>,
+              exchange::tree<topology::truncated_fibonacci>, exchange::tree<topology::truncated_binary>,
               exchange::tree<topology::m_ary<4>>, exchange::tree<topology::m_ary<8>>,
               exchange::scheduled<exchange::schedules::recursive_doubling>,
               exchange::scheduled<exchange::schedules::heuristic>, exchange::scheduled<exchange::schedules::best>,
