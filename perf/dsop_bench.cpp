@@ -42,7 +42,8 @@ int main(int argc, char** argv)
         sizes.push_back(std::stoul(item));
     }
     const dsop::algorithm algorithms[] = {dsop::algorithm::allreduce, dsop::algorithm::allreduce_ring,
-                                          dsop::algorithm::allgather, dsop::algorithm::generalized_rabenseifner};
+                                          dsop::algorithm::butterfly, dsop::algorithm::allgather,
+                                          dsop::algorithm::generalized_rabenseifner};
     if (world.rank() == 0) {
         std::printf("machine,p,oversubscribed,N,M,algorithm,summation,iterations,median_ms,p10_ms,p90_ms,speedup_vs_allreduce\n");
     }
