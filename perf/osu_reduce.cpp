@@ -1,9 +1,11 @@
-// OSU-style reduce latency: treefold_reduce_{binomial,fibonacci,binary,inorder} against
+// OSU-style reduce latency: treefold_reduce_{binomial,fibonacci,binary,inorder,truncated_*} against
 // MPI_Reduce, MPI_FLOAT / MPI_SUM, message sizes 8 B .. 1 MiB.
 //
 //   mpirun -n <p> osu_reduce [--min B] [--max B] [--iterations N] [--iterations-large N]
-//                            [--root R] [--allreduce] [--csv-only]
+//                            [--root R] [--allreduce] [--csv-only] [--step F]
 //
+// --step F multiplies the size by F from one row to the next (2 by default; --min 4 --max
+// 4000000 --step 10 is the reduction-trees document's array-size sweep, 1 .. 10^6 floats).
 // --allreduce times treefold_allreduce_* against MPI_Allreduce instead (root ignored).
 //
 // For every size, each method runs `skip` warm-up calls and then `iterations` timed calls
@@ -42,6 +44,8 @@ const method reduce_methods[] = {
     {"fibonacci", &treefold_reduce_fibonacci, true},
     {"binary", &treefold_reduce_binary, true},
     {"inorder", &treefold_reduce_inorder, true},
+    {"truncated_fibonacci", &treefold_reduce_truncated_fibonacci, true},
+    {"truncated_binary", &treefold_reduce_truncated_binary, true},
 };
 
 // The allreduce functions behind the reduce signature (the root is ignored).
@@ -57,6 +61,8 @@ const method allreduce_methods[] = {
     {"fibonacci", &as_reduce<&treefold_allreduce_fibonacci>, true},
     {"binary", &as_reduce<&treefold_allreduce_binary>, true},
     {"inorder", &as_reduce<&treefold_allreduce_inorder>, true},
+    {"truncated_fibonacci", &as_reduce<&treefold_allreduce_truncated_fibonacci>, true},
+    {"truncated_binary", &as_reduce<&treefold_allreduce_truncated_binary>, true},
 };
 
 struct options {
@@ -68,6 +74,7 @@ struct options {
     int root = 0;
     bool allreduce = false;
     bool csv_only = false;
+    long step = 2;
 };
 
 options parse(int argc, char** argv)
@@ -88,6 +95,8 @@ options parse(int argc, char** argv)
             o.root = std::atoi(argv[++i]);
         } else if (a == "--allreduce") {
             o.allreduce = true;
+        } else if (a == "--step" && has_value) {
+            o.step = std::max(2L, std::atol(argv[++i]));
         } else if (a == "--csv-only") {
             o.csv_only = true;
         } else {
@@ -186,11 +195,11 @@ int main(int argc, char** argv)
         std::printf("# treefold OSU-style %s latency: p = %d on %s (%u cores)%s, MPI_FLOAT MPI_SUM, root %d\n",
                     o.allreduce ? "allreduce" : "reduce", p, host, cores,
                     oversubscribed ? ", OVERSUBSCRIBED: timings are not representative" : "", o.root);
-        std::printf("# %-13s %10s %12s %12s %12s %12s %8s %9s %6s\n", "method", "bytes", "avg(us)", "min(us)",
+        std::printf("# %-19s %10s %12s %12s %12s %12s %8s %9s %6s\n", "method", "bytes", "avg(us)", "min(us)",
                     "max(us)", "median(us)", "ratio", "messages", "rounds");
     }
     std::vector<std::string> csv;
-    for (long bytes = o.min_bytes; bytes <= o.max_bytes; bytes *= 2) {
+    for (long bytes = o.min_bytes; bytes <= o.max_bytes; bytes *= o.step) {
         const int iterations = bytes > o.large_from ? o.iterations_large : o.iterations;
         double baseline = 0;
         for (const auto& m : o.allreduce ? std::span<const method>(allreduce_methods)
@@ -202,7 +211,7 @@ int main(int argc, char** argv)
             const double ratio = baseline > 0 ? r.avg / baseline : 0.0;
             if (me == 0) {
                 if (!o.csv_only) {
-                    std::printf("  %-13s %10ld %12.2f %12.2f %12.2f %12.2f %8.2f %9lld %6d%s\n", m.name, bytes, r.avg,
+                    std::printf("  %-19s %10ld %12.2f %12.2f %12.2f %12.2f %8.2f %9lld %6d%s\n", m.name, bytes, r.avg,
                                 r.min, r.max, r.median, ratio, r.messages, r.rounds, r.correct ? "" : "  WRONG RESULT");
                 }
                 char line[512];

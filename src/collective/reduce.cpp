@@ -285,6 +285,8 @@ TREEFOLD_C_ENTRIES(binomial)
 TREEFOLD_C_ENTRIES(fibonacci)
 TREEFOLD_C_ENTRIES(binary)
 TREEFOLD_C_ENTRIES(inorder)
+TREEFOLD_C_ENTRIES(truncated_fibonacci)
+TREEFOLD_C_ENTRIES(truncated_binary)
 #undef TREEFOLD_C_ENTRIES
 
 void treefold_reduce_last_counters(treefold_reduce_counters* out)

@@ -28,6 +28,7 @@ const char* name(algorithm a)
     case algorithm::allgather: return "allgather";
     case algorithm::allreduce: return "allreduce";
     case algorithm::allreduce_ring: return "allreduce_ring";
+    case algorithm::butterfly: return "butterfly";
     case algorithm::generalized_rabenseifner: return "generalized_rabenseifner";
     }
     return "?";
@@ -35,14 +36,14 @@ const char* name(algorithm a)
 
 algorithm parse_algorithm(const char* text)
 {
-    for (const auto a : {algorithm::allgather, algorithm::allreduce, algorithm::allreduce_ring,
+    for (const auto a : {algorithm::allgather, algorithm::allreduce, algorithm::allreduce_ring, algorithm::butterfly,
                          algorithm::generalized_rabenseifner}) {
         if (std::strcmp(text, name(a)) == 0) {
             return a;
         }
     }
     throw std::invalid_argument(std::string("treefold: unknown DSOP algorithm '") + text +
-                                "' (want allgather, allreduce, allreduce_ring or generalized_rabenseifner)");
+                                "' (want allgather, allreduce, allreduce_ring, butterfly or generalized_rabenseifner)");
 }
 
 namespace {
@@ -82,7 +83,7 @@ call_shape validate(const mpi::communicator& comm, std::size_t a_size, std::size
         throw std::invalid_argument(msg.str());
     }
     if (order == summation::reproducible &&
-        (alg == algorithm::allreduce || alg == algorithm::allreduce_ring)) {
+        (alg == algorithm::allreduce || alg == algorithm::allreduce_ring || alg == algorithm::butterfly)) {
         throw std::invalid_argument(std::string("treefold: reproducible DSOP needs every pair on the rank that sums "
                                                 "it: use allgather or generalized_rabenseifner, not ") + name(alg));
     }
@@ -153,6 +154,13 @@ void sum_outer_products(comm_view comm, std::span<const T> a, std::span<const T>
     case algorithm::allreduce_ring:
         compute_rows<T>(g, 0, a, b, n, m, a.size() / n, summation::fast);
         collective::ring_allreduce(comm, g, std::plus<T>());
+        return;
+    case algorithm::butterfly:
+        // The document's allreduce-butterfly: whole matrices exchanged and added in log2 p
+        // rounds (p not a power of two folds the extra ranks in first). Every rank holds the
+        // same bits; the grouping, and so the bits, depend on p.
+        compute_rows<T>(g, 0, a, b, n, m, a.size() / n, summation::fast);
+        collective::butterfly_allreduce(comm, g, std::plus<T>());
         return;
     case algorithm::allgather: {
         std::vector<T> all_a, all_b;

@@ -194,18 +194,28 @@ BOOST_AUTO_TEST_CASE(ring_and_rabenseifner)
             }
             const auto rab_total = mpi::all_reduce(sub, count.messages, std::plus<std::uint64_t>());
             BOOST_CHECK_EQUAL(rab_total, static_cast<std::uint64_t>(2 * q * lg + 2 * (p - q)));
+            // Butterfly: log2 q whole-vector exchanges per participant, the same pairing.
+            auto fly = input(sub.rank());
+            net::counters fly_count;
+            collective::butterfly_allreduce(sub, std::span<std::uint64_t>(fly), std::plus<std::uint64_t>(), &fly_count);
+            BOOST_CHECK_MESSAGE(fly == want, "butterfly n = " << n << " p = " << p);
+            const auto fly_total = mpi::all_reduce(sub, fly_count.messages, std::plus<std::uint64_t>());
+            BOOST_CHECK_EQUAL(fly_total, static_cast<std::uint64_t>(q * lg + 2 * (p - q)));
             // Doubles: each element is combined on one rank, so every rank holds the same bits.
             std::vector<double> d(n);
             for (std::size_t i = 0; i < n; ++i) {
                 d[i] = 1.0 / static_cast<double>(sub.rank() + 1 + i) + (i % 2 ? 1e16 : -1e16) * (sub.rank() % 2);
             }
             auto d2 = d;
+            auto d3 = d;
             collective::ring_allreduce(sub, std::span<double>(d), std::plus<double>());
             collective::rabenseifner_allreduce(sub, std::span<double>(d2), std::plus<double>());
-            std::vector<unsigned char> bytes(n * sizeof(double) * 2);
+            collective::butterfly_allreduce(sub, std::span<double>(d3), std::plus<double>());
+            std::vector<unsigned char> bytes(n * sizeof(double) * 3);
             if (n > 0) {
                 std::memcpy(bytes.data(), d.data(), n * sizeof(double));
                 std::memcpy(bytes.data() + n * sizeof(double), d2.data(), n * sizeof(double));
+                std::memcpy(bytes.data() + 2 * n * sizeof(double), d3.data(), n * sizeof(double));
             }
             BOOST_CHECK(same_everywhere(sub, bytes));
         }

@@ -45,11 +45,13 @@ shape_entry entry(reduce_fn fn, allreduce_fn all)
     return {Shape::name, fn, all, &Shape::root, &topology::one_port_rounds<Shape>, &Shape::height};
 }
 
-const std::array<shape_entry, 4> shapes{
+const std::array<shape_entry, 6> shapes{
     entry<topology::binomial>(treefold_reduce_binomial, treefold_allreduce_binomial),
     entry<topology::fibonacci>(treefold_reduce_fibonacci, treefold_allreduce_fibonacci),
     entry<topology::binary>(treefold_reduce_binary, treefold_allreduce_binary),
-    entry<topology::inorder>(treefold_reduce_inorder, treefold_allreduce_inorder)};
+    entry<topology::inorder>(treefold_reduce_inorder, treefold_allreduce_inorder),
+    entry<topology::truncated_fibonacci>(treefold_reduce_truncated_fibonacci, treefold_allreduce_truncated_fibonacci),
+    entry<topology::truncated_binary>(treefold_reduce_truncated_binary, treefold_allreduce_truncated_binary)};
 
 MPI_Comm comm_world() { return static_cast<MPI_Comm>(world()); }
 

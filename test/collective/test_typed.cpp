@@ -60,6 +60,8 @@ void for_each_shape(Body&& body)
     body.template operator()<topology::fibonacci>();
     body.template operator()<topology::binary>();
     body.template operator()<topology::inorder>();
+    body.template operator()<topology::truncated_fibonacci>();
+    body.template operator()<topology::truncated_binary>();
     body.template operator()<midpoint>();
 }
 
@@ -179,6 +181,8 @@ BOOST_AUTO_TEST_CASE(typed_double_sum_has_the_bits_of_the_c_entry_point)
     check.operator()<topology::fibonacci>(treefold_reduce_fibonacci);
     check.operator()<topology::binary>(treefold_reduce_binary);
     check.operator()<topology::inorder>(treefold_reduce_inorder);
+    check.operator()<topology::truncated_fibonacci>(treefold_reduce_truncated_fibonacci);
+    check.operator()<topology::truncated_binary>(treefold_reduce_truncated_binary);
 }
 
 BOOST_AUTO_TEST_CASE(throwing_operator_leaves_nobody_waiting)

@@ -1,9 +1,9 @@
-// The same-bits guarantee, for every implementation at once: every exchange (direct, the six
-// tree shapes binomial, fibonacci, binary, inorder, 4-ary and 8-ary, the 4- and 8-ary trees
-// whose result goes out through MPI_Bcast, one-sided, the three
-// schedule generators) × every kernel (scalar, best, each simd<Arch> the CPU supports) ×
-// every layout kind (blocks in rank order, reversed, random with empty blocks, everything on
-// one rank, the distribution policies) × every sub-communicator size 1..P × operators that
+// The same-bits guarantee, for every implementation at once: every exchange (direct, the eight
+// tree shapes binomial, fibonacci, binary, inorder, truncated_fibonacci, truncated_binary,
+// 4-ary and 8-ary, the 4- and 8-ary trees whose result goes out through MPI_Bcast, one-sided,
+// the three schedule generators) × every kernel (scalar, best, each simd<Arch> the CPU
+// supports) × every layout kind (blocks in rank order, reversed, random with empty blocks,
+// everything on one rank, the distribution policies) × every sub-communicator size 1..P × operators that
 // expose order mistakes (non-associative, non-commutative, mixed magnitudes and special
 // values, float and integer types, serialized types). Each result must have the recursive
 // oracle's bits (test/support/oracle.hpp) or the data sets' published bits, and the results
@@ -65,6 +65,7 @@ void for_each_type(type_list<Ts...>, F&& f)
 using all_exchanges =
     type_list<exchange::direct, exchange::tree<topology::binomial>, exchange::tree<topology::fibonacci>,
               exchange::tree<topology::binary>, exchange::tree<topology::inorder>,
+              exchange::tree<topology::truncated_fibonacci>, exchange::tree<topology::truncated_binary>,
               exchange::tree<topology::m_ary<4>>, exchange::tree<topology::m_ary<8>>,
               exchange::tree<topology::m_ary<4>, exchange::result_broadcast::mpi>,
               exchange::tree<topology::m_ary<8>, exchange::result_broadcast::mpi>, exchange::one_sided,
@@ -77,6 +78,7 @@ using all_exchanges =
 using serialized_exchanges =
     type_list<exchange::direct, exchange::tree<topology::binomial>, exchange::tree<topology::fibonacci>,
               exchange::tree<topology::binary>, exchange::tree<topology::inorder>,
+              exchange::tree<topology::truncated_fibonacci>, exchange::tree<topology::truncated_binary>,
               exchange::tree<topology::m_ary<4>>, exchange::tree<topology::m_ary<8>>,
               exchange::tree<topology::m_ary<4>, exchange::result_broadcast::mpi>,
               exchange::scheduled<exchange::schedules::recursive_doubling>,
@@ -126,8 +128,8 @@ void every_combination(const mpi::communicator& sub, const std::vector<T>& xs, c
 /// Walks the matrix without running all of its product on every input: run number t of a
 /// test case uses exchange t mod |Es|, layout kind t mod 7 (testing::layout_kinds) and kernel
 /// (t div |Es|) mod |Ks| (kernel::scalar where the CPU lacks that kernel's architecture). So
-/// every |Es| consecutive runs use every exchange once, with one kernel; |Es| (15 for
-/// all_exchanges, 13 for serialized_exchanges) and 7 are coprime (keep them so when adding an
+/// every |Es| consecutive runs use every exchange once, with one kernel; |Es| (17 for
+/// all_exchanges, 15 for serialized_exchanges) and 7 are coprime (keep them so when adding an
 /// exchange), so 7·|Es| consecutive runs pair every exchange with every layout kind; |Es|·|Ks|
 /// runs pair every exchange with every kernel. Each call makes `runs` runs on `xs` (|Es| by default).
 struct rotation {

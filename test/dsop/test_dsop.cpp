@@ -22,7 +22,7 @@ namespace mpi = boost::mpi;
 namespace {
 
 const algorithm all_algorithms[] = {algorithm::allgather, algorithm::allreduce, algorithm::allreduce_ring,
-                                    algorithm::generalized_rabenseifner};
+                                    algorithm::butterfly, algorithm::generalized_rabenseifner};
 
 /// Global pair k: a_k (n values) and b_k (m values), of mixed magnitude and sign.
 template <class T>
@@ -163,6 +163,7 @@ BOOST_AUTO_TEST_CASE(bad_arguments_throw_on_every_rank)
     const std::vector<std::uint64_t> one(static_cast<std::size_t>(w.size()), 1);
     BOOST_CHECK_THROW(run(w, pr, one, algorithm::allreduce, summation::reproducible), std::invalid_argument);
     BOOST_CHECK_THROW(run(w, pr, one, algorithm::allreduce_ring, summation::reproducible), std::invalid_argument);
+    BOOST_CHECK_THROW(run(w, pr, one, algorithm::butterfly, summation::reproducible), std::invalid_argument);
     // One rank's g has the wrong size: every rank throws.
     std::vector<double> g(w.rank() == w.size() - 1 ? 11 : 12);
     BOOST_CHECK_THROW(dsop::sum_outer_products<double>(w, std::span<const double>(pr.a.data(), 4),
@@ -180,4 +181,21 @@ BOOST_AUTO_TEST_CASE(bad_arguments_throw_on_every_rank)
     }
     BOOST_CHECK_THROW(dsop::parse_algorithm("ring"), std::invalid_argument);
     BOOST_CHECK(dsop::parse_algorithm("allreduce_ring") == algorithm::allreduce_ring);
+    BOOST_CHECK(dsop::parse_algorithm("butterfly") == algorithm::butterfly);
+}
+
+BOOST_AUTO_TEST_CASE(butterfly_gives_every_rank_the_same_bits_and_repeats)
+{
+    // Butterfly adds whole partial matrices along the recursive-doubling schedule: its grouping
+    // depends on p, but every rank must hold the same bits, and a second call the same again.
+    (void)testing::on_every_size([&](const mpi::communicator& sub) {
+        const pairs<double> pr(6, 5, 29);
+        const auto counts = layout::even_upper(29, sub.size());
+        const auto g = run(sub, pr, counts, algorithm::butterfly, summation::fast);
+        auto root = g;
+        mpi::broadcast(sub, root, 0);
+        BOOST_CHECK_MESSAGE(bytes(g) == bytes(root), "butterfly p=" << sub.size() << ": ranks disagree");
+        BOOST_CHECK(bytes(run(sub, pr, counts, algorithm::butterfly, summation::fast)) == bytes(g));
+        return bytes(g);
+    });
 }

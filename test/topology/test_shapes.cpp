@@ -269,3 +269,80 @@ BOOST_AUTO_TEST_CASE(m_ary_structure)
     BOOST_CHECK_EQUAL(topology::m_ary<8>::children(0, 8).size(), 7U);
     BOOST_CHECK_EQUAL(topology::m_ary<8>::height(8), 1);
 }
+
+namespace {
+
+/// "q<-c1,c2;" for every position with children: the whole tree at p in one string.
+template <class Shape>
+std::string edges_of(int p)
+{
+    std::string out;
+    for (int q = 0; q < p; ++q) {
+        const auto children = Shape::children(q, p);
+        if (children.empty()) {
+            continue;
+        }
+        out += std::to_string(q) + "<-";
+        for (std::size_t i = 0; i < children.size(); ++i) {
+            out += (i == 0 ? "" : ",") + std::to_string(children[i].position);
+        }
+        out += ";";
+    }
+    return out;
+}
+
+/// fib(1) = fib(2) = 1.
+int fib(int x) { return x <= 2 ? 1 : fib(x - 1) + fib(x - 2); }
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(truncated_fibonacci_structure)
+{
+    using shape = topology::truncated_fibonacci;
+    static_assert(treefold::tree_shape<shape>);
+    check_structure<shape>(2);
+    // The reduction-trees document's tree at p = 8 (its Fib_Reduce descent), where the
+    // re-balancing fibonacci shape has 5 <- {6, 7} instead of the chain.
+    BOOST_CHECK_EQUAL(edges_of<shape>(8), "0<-1,5;1<-2,3;3<-4;5<-6;6<-7;");
+    BOOST_CHECK_EQUAL(edges_of<topology::fibonacci>(8), "0<-1,5;1<-2,3;3<-4;5<-6,7;");
+    BOOST_CHECK_EQUAL(edges_of<shape>(13), "0<-1,8;1<-2,4;2<-3;4<-5,6;6<-7;8<-9;9<-10,11;11<-12;");
+    // The document: F_k holds fib(k + 3) - 1 positions at depth k, one fewer than B_3 at
+    // k = 3 (7 against 8); in the one-port model it needs k rounds, one more beyond that size.
+    BOOST_CHECK_EQUAL(fib(6) - 1, 7);
+    for (int k = 1; fib(k + 3) - 1 <= max_p; ++k) {
+        const int p = fib(k + 3) - 1;
+        BOOST_TEST_CONTEXT("k = " << k)
+        {
+            BOOST_CHECK_EQUAL(shape::height(p), k);
+            BOOST_CHECK_EQUAL(topology::one_port_rounds<shape>(p), k);
+            BOOST_CHECK_EQUAL(topology::one_port_rounds<shape>(p + 1), k + 1);
+            // At its complete sizes it is the fibonacci shape.
+            BOOST_CHECK_EQUAL(edges_of<shape>(p), edges_of<topology::fibonacci>(p));
+        }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(truncated_binary_structure)
+{
+    using shape = topology::truncated_binary;
+    static_assert(treefold::tree_shape<shape>);
+    check_structure<shape>(2);
+    // The document's Bin_Reduce tree at p = 8: the root keeps one child (the heap-shaped
+    // binary shape has 0 <- {1, 5}).
+    BOOST_CHECK_EQUAL(edges_of<shape>(8), "0<-1;1<-2,5;2<-3,4;5<-6,7;");
+    BOOST_CHECK_EQUAL(edges_of<topology::binary>(8), "0<-1,5;1<-2,4;2<-3;5<-6,7;");
+    BOOST_CHECK_EQUAL(edges_of<shape>(12), "0<-1,8;1<-2,5;2<-3,4;5<-6,7;8<-9;9<-10,11;");
+    // T_k: 2^(k+1) - 1 positions at depth k; every inner node receives twice, so one-port
+    // rounds are 2k, and p = 2^(k+1) adds the lone root edge: height k + 1, 2k + 1 rounds.
+    for (int k = 0; (2 << k) <= max_p; ++k) {
+        const int p = (2 << k) - 1;
+        BOOST_TEST_CONTEXT("k = " << k)
+        {
+            BOOST_CHECK_EQUAL(shape::height(p), k);
+            BOOST_CHECK_EQUAL(topology::one_port_rounds<shape>(p), 2 * k);
+            BOOST_CHECK_EQUAL(shape::height(p + 1), k + 1);
+            BOOST_CHECK_EQUAL(topology::one_port_rounds<shape>(p + 1), 2 * k + 1);
+            BOOST_CHECK_EQUAL(edges_of<shape>(p), edges_of<topology::binary>(p));
+        }
+    }
+}

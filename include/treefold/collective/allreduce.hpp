@@ -5,7 +5,7 @@
 ///   collapse/merge folds), any element type (trivially copyable types as raw bytes, others
 ///   through Boost.Serialization) and any callable associative operator, commutative or not:
 ///   every rank returns the p values combined in rank order, with the same bits everywhere.
-/// - ring_allreduce and rabenseifner_allreduce: long vectors of trivially copyable values with
+/// - ring_allreduce, rabenseifner_allreduce and butterfly_allreduce: long vectors of trivially copyable values with
 ///   an element-wise commutative operator (reduce-scatter + allgather). Each element is
 ///   combined by exactly one rank and then copied, so all ranks hold identical bits; the
 ///   order in which the ranks' values are combined depends on p (use the schedules when it
@@ -184,6 +184,40 @@ void combine_range(std::span<T> data, std::size_t b, std::size_t e, const T* inc
     }
 }
 
+/// For p = q + r with q = 2^floor(log2 p): the first 2r ranks pair up, each even one handing
+/// its vector to its odd neighbour, which combines it (rabenseifner and butterfly). Returns
+/// this rank's index among the q participants, -1 for the even ranks of the pairs.
+template <class Comm, class T, class Op>
+int fold_extra_ranks(const Comm& comm, std::span<T> data, std::vector<T>& incoming, Op& op, net::counters& c, int me,
+                     int r)
+{
+    const bool paired = me < 2 * r;
+    const bool odd = me % 2 == 1;
+    if (paired) {
+        // A negative rank skips that side of the step.
+        net::ring_step(comm, odd ? -1 : me + 1, data.data(), data.size(), odd ? me - 1 : -1, incoming.data(),
+                       data.size(), c);
+        if (odd) {
+            combine_range(data, 0, data.size(), incoming.data(), op, false);
+        }
+    }
+    return !paired ? me - r : odd ? me / 2 : -1;
+}
+
+/// The world rank of participant w of fold_extra_ranks.
+inline int participant_rank(int w, int r) { return w < r ? 2 * w + 1 : w + r; }
+
+/// Undoes fold_extra_ranks: the odd ranks of the first 2r hand the result back.
+template <class Comm, class T>
+void unfold_extra_ranks(const Comm& comm, std::span<T> data, net::counters& c, int me, int r)
+{
+    if (me < 2 * r) {
+        const bool odd = me % 2 == 1;
+        net::ring_step(comm, odd ? me - 1 : -1, data.data(), data.size(), odd ? -1 : me + 1, data.data(), data.size(),
+                       c);
+    }
+}
+
 } // namespace detail
 
 /// Ring allreduce (p−1 reduce-scatter steps, p−1 allgather steps) of `data`, in place, with
@@ -228,18 +262,8 @@ void rabenseifner_allreduce(comm_view comm, std::span<T> data, Op op,
         const int q = static_cast<int>(std::bit_floor(static_cast<unsigned>(p)));
         const int r = p - q;
         std::vector<T> incoming(n);
-        // Pair up: in the first 2r ranks, even ranks hand their vector to the odd neighbour
-        // (a negative rank skips that side of the step).
-        const bool paired = me < 2 * r;
-        const bool odd = me % 2 == 1;
-        if (paired) {
-            net::ring_step(comm, odd ? -1 : me + 1, data.data(), n, odd ? me - 1 : -1, incoming.data(), n, c);
-            if (odd) {
-                detail::combine_range(data, 0, n, incoming.data(), op, false);
-            }
-        }
-        const int v = !paired ? me - r : odd ? me / 2 : -1; // rank among the q power-of-two participants
-        auto real = [&](int w) { return w < r ? 2 * w + 1 : w + r; };
+        const int v = detail::fold_extra_ranks(comm, data, incoming, op, c, me, r);
+        auto real = [&](int w) { return detail::participant_rank(w, r); };
         if (v >= 0) {
             // Recursive halving: keep the half on my side of the partner, send the other.
             std::size_t lo = 0;
@@ -272,10 +296,32 @@ void rabenseifner_allreduce(comm_view comm, std::span<T> data, Op op,
                 hi = phi;
             }
         }
-        // Hand the result back to the even ranks of the first 2r.
-        if (paired) {
-            net::ring_step(comm, odd ? me - 1 : -1, data.data(), n, odd ? -1 : me + 1, data.data(), n, c);
+        detail::unfold_extra_ranks(comm, data, c, me, r);
+    });
+}
+
+/// Butterfly allreduce (recursive doubling of whole vectors: log2 q exchange-and-combine
+/// rounds among q = 2^floor(log2 p) ranks; for p not a power of two the first 2r ranks pair up
+/// first, as in rabenseifner_allreduce), in place, with an element-wise commutative and
+/// associative operator. Partners combine the same two operands (in swapped order), so a
+/// commutative operator leaves every rank with the same bits. Moves the whole vector every
+/// round: log2 q · n values per rank against about 2n for ring and Rabenseifner.
+template <class T, class Op>
+void butterfly_allreduce(comm_view comm, std::span<T> data, Op op, net::counters* count = nullptr)
+{
+    detail::bandwidth_allreduce(comm, data, count, [&](net::counters& c, int p, int me, std::size_t n) {
+        const int q = static_cast<int>(std::bit_floor(static_cast<unsigned>(p)));
+        const int r = p - q;
+        std::vector<T> incoming(n);
+        const int v = detail::fold_extra_ranks(comm, data, incoming, op, c, me, r);
+        if (v >= 0) {
+            for (int d = 1; d < q; d *= 2) {
+                const int partner = detail::participant_rank(v ^ d, r);
+                net::ring_step(comm, partner, data.data(), n, partner, incoming.data(), n, c);
+                detail::combine_range(data, 0, n, incoming.data(), op, (v & d) == 0);
+            }
         }
+        detail::unfold_extra_ranks(comm, data, c, me, r);
     });
 }
 

@@ -61,6 +61,15 @@ int treefold_reduce_inorder(const void* sendbuf, void* recvbuf, int count, MPI_D
                             MPI_Op op, int root, MPI_Comm comm);
 
 /**
+ * The reduction-trees document's Fibonacci and binary trees: the complete tree of the next
+ * size up, cut at p (topology::truncated_fibonacci, topology::truncated_binary).
+ */
+int treefold_reduce_truncated_fibonacci(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                                        MPI_Op op, int root, MPI_Comm comm);
+int treefold_reduce_truncated_binary(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                                     MPI_Op op, int root, MPI_Comm comm);
+
+/**
  * Allreduce with the MPI_Allreduce signature: the reduction along the shape to its root,
  * then a binomial broadcast, so every rank gets the same bits. MPI_IN_PLACE is allowed on
  * every rank. The errors are those above without MPI_ERR_ROOT; a buffer error (NULL sendbuf
@@ -75,6 +84,10 @@ int treefold_allreduce_binary(const void* sendbuf, void* recvbuf, int count, MPI
                               MPI_Comm comm);
 int treefold_allreduce_inorder(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                                MPI_Comm comm);
+int treefold_allreduce_truncated_fibonacci(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                                           MPI_Op op, MPI_Comm comm);
+int treefold_allreduce_truncated_binary(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                                        MPI_Op op, MPI_Comm comm);
 
 /** What the last treefold_reduce_* or treefold_allreduce_* call on this thread did. */
 typedef struct treefold_reduce_counters {

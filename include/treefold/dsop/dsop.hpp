@@ -18,6 +18,7 @@ enum class algorithm {
     allgather,               ///< gather all pairs, every rank sums all outer products
     allreduce,               ///< local outer products, MPI_Allreduce (library) of the n x m matrices
     allreduce_ring,          ///< local outer products, collective::ring_allreduce
+    butterfly,               ///< local outer products, recursive-doubling allreduce of whole matrices
     generalized_rabenseifner ///< gather all pairs, each rank computes a block of rows, allgatherv
 };
 
@@ -27,7 +28,7 @@ enum class summation {
     reproducible ///< the fixed tree over the global pair index: the same bits for every p
 };
 
-/// Name of an algorithm (allgather, allreduce, allreduce_ring, generalized_rabenseifner).
+/// Name of an algorithm (allgather, allreduce, allreduce_ring, butterfly, generalized_rabenseifner).
 const char* name(algorithm a);
 /// Parses a name; throws std::invalid_argument otherwise.
 algorithm parse_algorithm(const char* text);
@@ -41,7 +42,7 @@ algorithm parse_algorithm(const char* text);
 /// summation::reproducible sums every entry of G along the fixed tree over the global pair
 /// index, so G has the same bits for every p and every split of the pairs; it is available for
 /// algorithm::allgather and algorithm::generalized_rabenseifner (which see every pair) and
-/// throws std::invalid_argument for the allreduce ones. With no pairs at all G is zero.
+/// throws std::invalid_argument for the allreduce ones and butterfly. With no pairs at all G is zero.
 ///
 /// Collective. Checks (every rank throws the same std::invalid_argument, nobody waits): n and
 /// m equal on all ranks and positive, a.size() and b.size() multiples of n and m holding the

@@ -23,9 +23,10 @@ namespace treefold::exchange {
 /// "mary4" and "mary8" are the m_ary<4> and m_ary<8> trees (their type names are "4-ary" and
 /// "8-ary").
 /// "dual4" and "dual8" are those trees with the result sent out through MPI_Bcast.
-inline constexpr std::array<std::string_view, 14> exchange_names{
-    "direct", "binomial", "fibonacci", "binary", "mary4", "mary8", "dual4", "dual8", "one_sided", "schedule_rd",
-    "schedule_heuristic", "schedule_best", "native", "automatic"};
+/// "truncated_fibonacci" and "truncated_binary" are the reduction-trees document's shapes.
+inline constexpr std::array<std::string_view, 16> exchange_names{
+    "direct", "binomial", "fibonacci", "binary", "truncated_fibonacci", "truncated_binary", "mary4", "mary8",
+    "dual4", "dual8", "one_sided", "schedule_rd", "schedule_heuristic", "schedule_best", "native", "automatic"};
 
 /// The names as one comma-separated line, for help texts and error messages.
 inline std::string exchange_name_list()
@@ -54,6 +55,12 @@ decltype(auto) visit_by_name(std::string_view name, F&& f)
     }
     if (name == "binary") {
         return f(std::type_identity<tree<topology::binary>>{});
+    }
+    if (name == "truncated_fibonacci") {
+        return f(std::type_identity<tree<topology::truncated_fibonacci>>{});
+    }
+    if (name == "truncated_binary") {
+        return f(std::type_identity<tree<topology::truncated_binary>>{});
     }
     if (name == "mary4") {
         return f(std::type_identity<tree<topology::m_ary<4>>>{});

@@ -7,7 +7,8 @@
 /// range, combining a position's pieces (its own value and its children's subtree values)
 /// in position order combines positions left to right: non-commutative operators get
 /// r_0 ∘ r_1 ∘ … ∘ r_{p-1}. Where the own value sits among the children differs by shape:
-/// first (binomial, fibonacci, binary, m_ary<M>: pre-order) or last (inorder: post-order).
+/// first (binomial, fibonacci, binary, m_ary<M>, truncated_*: pre-order) or last (inorder:
+/// post-order).
 ///
 /// A shape S provides
 ///     static constexpr const char* name;
@@ -350,6 +351,116 @@ struct inorder : split_shape<inorder_split> {
 template <int M>
 struct m_ary : split_shape<m_ary_split<M>> {
     static constexpr const char* name = detail::m_ary_name<M>.data();
+    static constexpr bool fold_from_right = false;
+};
+
+/// A shape cut from one complete tree: the reduction-trees document's construction. `Complete`
+/// gives the size of the complete tree for p positions (`size_for(p) >= p`) and, for a complete
+/// subtree of n positions, the nominal sizes {a, b} of its two child subtrees (n = 1 + a + b).
+/// Positions are numbered in pre-order (own position, then the first child subtree, then the
+/// second), and the positions from p on are left out. Unlike split_shape, a range keeps the
+/// split of the complete tree it was cut from, so a short range may hang as a chain where
+/// split_shape would re-balance it (fibonacci at p = 8: 5 <- {6, 7} there, 5 <- 6 <- 7 here).
+/// Queries descend from the root: O(height).
+template <class Complete>
+struct truncated_shape {
+    static int root(int p) { return p <= 0 ? -1 : 0; }
+
+    static int parent(int position, int p)
+    {
+        int parent_position = -1;
+        int at = 0;
+        std::int64_t n = p <= 0 ? 0 : Complete::size_for(p);
+        while (at != position && n > 1 && position > at && position < p) {
+            const auto [a, b] = Complete::child_sizes(n);
+            parent_position = at;
+            if (position <= at + a) {
+                at += 1;
+                n = a;
+            } else {
+                at += 1 + static_cast<int>(a);
+                n = b;
+            }
+        }
+        return at == position ? parent_position : -1;
+    }
+
+    static std::vector<tree_child> children(int position, int p)
+    {
+        std::vector<tree_child> out;
+        int at = 0;
+        std::int64_t n = p <= 0 ? 0 : Complete::size_for(p);
+        while (n > 1 && position >= at && position < p) {
+            const auto [a, b] = Complete::child_sizes(n);
+            if (at == position) {
+                const std::array<std::int64_t, 2> begin{at + 1, at + 1 + a};
+                const std::array<std::int64_t, 2> size{a, b};
+                for (std::size_t c = 0; c < 2; ++c) {
+                    if (size[c] > 0 && begin[c] < p) {
+                        const int b0 = static_cast<int>(begin[c]);
+                        out.push_back({b0, b0, static_cast<int>(std::min<std::int64_t>(p, begin[c] + size[c]))});
+                    }
+                }
+                break;
+            }
+            if (position <= at + a) {
+                at += 1;
+                n = a;
+            } else {
+                at += 1 + static_cast<int>(a);
+                n = b;
+            }
+        }
+        return out;
+    }
+
+    static int height(int p) { return p <= 0 ? 0 : height_below(0, p); }
+
+private:
+    static int height_below(int position, int p)
+    {
+        int h = 0;
+        for (const auto& c : children(position, p)) {
+            h = std::max(h, 1 + height_below(c.position, p));
+        }
+        return h;
+    }
+};
+
+/// The document's Fibonacci tree: the complete Fibonacci tree of S_k positions (S_0 = 0,
+/// S_1 = 1, S_k = 1 + S_{k-1} + S_{k-2}; S_k = fib(k + 2) - 1) with the smallest S_k >= p,
+/// its smaller child subtree (S_{k-2}) first, cut at p.
+struct truncated_fibonacci_complete {
+    static std::int64_t size_for(int p) { return detail::fibonacci_tree_size(detail::fibonacci_tree_order(p)); }
+    static std::array<std::int64_t, 2> child_sizes(std::int64_t n)
+    {
+        const int k = detail::fibonacci_tree_order(static_cast<int>(n));
+        return {k >= 2 ? detail::fibonacci_tree_size(k - 2) : 0, detail::fibonacci_tree_size(k - 1)};
+    }
+};
+
+/// The document's binary tree: the complete binary tree of 2^d - 1 positions with
+/// d = floor(log2 p) + 1 levels (2^d - 1 >= p), cut at p; at p = 2^k only the root's first
+/// child is left.
+struct truncated_binary_complete {
+    static std::int64_t size_for(int p)
+    {
+        return (std::int64_t{1} << std::bit_width(static_cast<std::uint32_t>(p))) - 1;
+    }
+    static std::array<std::int64_t, 2> child_sizes(std::int64_t n) { return {(n - 1) / 2, (n - 1) / 2}; }
+};
+
+/// The reduction-trees document's Fibonacci tree (see truncated_shape): 0 <- {1, 5},
+/// 1 <- {2, 3}, 3 <- 4, 5 <- 6 <- 7 at p = 8. fib(k + 3) - 1 positions in k one-port rounds.
+struct truncated_fibonacci : truncated_shape<truncated_fibonacci_complete> {
+    static constexpr const char* name = "truncated_fibonacci";
+    static constexpr bool fold_from_right = false;
+};
+
+/// The reduction-trees document's binary tree (see truncated_shape): 0 <- 1, 1 <- {2, 5},
+/// 2 <- {3, 4}, 5 <- {6, 7} at p = 8. 2^(k+1) - 1 positions in 2k one-port rounds.
+struct truncated_binary : truncated_shape<truncated_binary_complete> {
+    static constexpr const char* name = "truncated_binary";
     static constexpr bool fold_from_right = false;
 };
 
