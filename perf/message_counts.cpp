@@ -12,6 +12,7 @@
 // bound is the target bound (p-1)(log2((N-1)/p)+1) on the direct exchange's messages, "na"
 // where N - 1 < p.
 #include "bench_util.hpp"
+#include "treefold/exchange/modelled_schedules.hpp"
 #include "treefold/exchange/schedule.hpp"
 #include "treefold/layout/block_layout.hpp"
 #include "treefold/layout/distribution.hpp"

@@ -12,6 +12,7 @@
 #include "treefold/exchange/by_name.hpp"
 #include "treefold/exchange/direct.hpp"
 #include "treefold/exchange/one_sided.hpp"
+#include "treefold/exchange/modelled_schedules.hpp"
 #include "treefold/exchange/schedule.hpp"
 #include "treefold/exchange/tree.hpp"
 #include "treefold/frontier.hpp"

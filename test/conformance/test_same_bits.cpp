@@ -21,6 +21,7 @@
 #include "treefold/exchange/direct.hpp"
 #include "treefold/exchange/native.hpp"
 #include "treefold/exchange/one_sided.hpp"
+#include "treefold/exchange/modelled_schedules.hpp"
 #include "treefold/exchange/schedule.hpp"
 #include "treefold/exchange/tree.hpp"
 #include "treefold/io/values_file.hpp"

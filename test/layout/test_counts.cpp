@@ -4,6 +4,7 @@
 #include "support/cases.hpp"
 #include "support/mpi_test.hpp"
 #include "treefold/exchange/one_sided.hpp"
+#include "treefold/exchange/modelled_schedules.hpp"
 #include "treefold/exchange/schedule.hpp"
 #include "treefold/kernel/scalar.hpp"
 #include "treefold/layout/distribution.hpp"

@@ -15,7 +15,6 @@
 #include "treefold/frontier.hpp"
 #include "treefold/layout/block_layout.hpp"
 #include "treefold/layout/routes.hpp"
-#include "treefold/model/pipelining.hpp"
 #include "treefold/net/agreement.hpp"
 #include "treefold/net/schedule_run.hpp"
 #include "treefold/topology/schedule.hpp"
@@ -33,26 +32,14 @@
 namespace treefold::exchange {
 
 /// Schedule generators usable as the `Generator` of exchange::scheduled: a type with
-/// `static topology::schedule make(int p)`. Write your own to run any fixed schedule.
+/// `static topology::schedule make(int p)`. Write your own to run any fixed schedule. The
+/// generators planned by the cost model (heuristic, best) are in exchange/modelled_schedules.hpp,
+/// so that this header, which automatic needs, does not bring the model.
 namespace schedules {
 /// Recursive doubling (collapse/expand when p is not a power of two).
 struct recursive_doubling {
     static constexpr const char* name = "recursive_doubling";
     static topology::schedule make(int p) { return topology::recursive_doubling(p); }
-};
-/// The parameters the generators below plan with: α_p/α_r = 0.88/0.38, and receive conflicts
-/// charged — a rank takes its messages one at a time, and without that charge the model
-/// would merge about half the ranks into the first stage for free (pmerge with R ≈ p/2).
-inline constexpr model::params run_params{0.88, 0.38, model::receive_cost::conflicts};
-/// treefold's model heuristic with run_params.
-struct heuristic {
-    static constexpr const char* name = "heuristic";
-    static topology::schedule make(int p) { return model::heuristic(p, run_params); }
-};
-/// The least modelled time with run_params.
-struct best {
-    static constexpr const char* name = "best";
-    static topology::schedule make(int p) { return model::best(p, run_params); }
 };
 } // namespace schedules
 
