@@ -3,7 +3,7 @@
 // array, for any distribution policy.
 //
 //   mpirun -n P reduction_bench [FILE | --n N --kind loglik|mixed|cancel]
-//          [--distribution D] [--modes treefold,one_call,baseline,fast,allreduce1]
+//          [--distribution D] [--modes treefold,one_call,c_one_call,c_context,baseline,fast,allreduce1]
 //          [--exchanges direct,binomial,fibonacci,binary,one_sided,schedule_best,native,automatic
 //                       (or schedule_rd, schedule_heuristic)]
 //          [--reps 100] [--discard 8] [--no-header]
@@ -28,6 +28,7 @@
 #include "treefold/io/values_file.hpp"
 #include "treefold/layout/distribution.hpp"
 #include "treefold/reducer.hpp"
+#include "treefold/treefold.h"
 
 #include <boost/mpi.hpp>
 #include <boost/program_options.hpp>
@@ -134,7 +135,8 @@ int main(int argc, char** argv)
             throw std::invalid_argument("need reps >= 1 and 0 <= 2 * discard < reps");
         }
         for (const auto& m : perf::split_list(modes_arg)) {
-            if (m != "treefold" && m != "one_call" && m != "baseline" && m != "fast" && m != "allreduce1") {
+            if (m != "treefold" && m != "one_call" && m != "c_one_call" && m != "c_context" && m != "baseline" &&
+                m != "fast" && m != "allreduce1") {
                 throw std::invalid_argument("unknown mode '" + m + "'");
             }
         }
@@ -202,6 +204,36 @@ int main(int argc, char** argv)
     }
     if (selected(modes, "one_call")) { // treefold::all_reduce: the plan cached on the communicator
         methods.push_back({"one_call", "automatic", [&] { return treefold::all_reduce(world, local); }, {}});
+    }
+    // The C API (treefold.h): the one-call form (plan cached on the communicator) and a context.
+    const auto c_result = [](int rc, double value) {
+        if (rc != MPI_SUCCESS) {
+            throw std::runtime_error(std::string("C API: ") + treefold_last_error());
+        }
+        return value;
+    };
+    if (selected(modes, "c_one_call")) {
+        methods.push_back({"c_one_call", "automatic", [&] {
+                               double out = 0;
+                               return c_result(treefold_allreduce_c(local.data(), &out,
+                                                                    static_cast<std::int64_t>(local.size()), MPI_DOUBLE,
+                                                                    MPI_SUM, static_cast<MPI_Comm>(world)),
+                                               out);
+                           },
+                           {}});
+    }
+    std::shared_ptr<treefold_context_s> c_ctx;
+    if (selected(modes, "c_context")) {
+        treefold_context raw = nullptr;
+        c_result(treefold_context_create(static_cast<MPI_Comm>(world), static_cast<std::int64_t>(local.size()),
+                                         MPI_DOUBLE, MPI_SUM, &raw),
+                 0);
+        c_ctx.reset(raw, [](treefold_context c) { treefold_context_destroy(&c); });
+        methods.push_back({"c_context", "automatic", [&] {
+                               double out = 0;
+                               return c_result(treefold_allreduce_ctx(c_ctx.get(), local.data(), &out), out);
+                           },
+                           {}});
     }
     if (selected(modes, "baseline")) {
         methods.push_back({"baseline", "mpi_allreduce",

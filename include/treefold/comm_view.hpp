@@ -3,6 +3,7 @@
 /// raw MPI_Comm (from plain MPI, MPL, KaMPIng, mpi4py, ...).
 
 #include "treefold/config.hpp"
+#include "treefold/net/comm.hpp"
 
 #include <boost/mpi/communicator.hpp>
 #include <mpi.h>
@@ -16,7 +17,8 @@ namespace treefold {
 /// nor frees anything: the entry point that keeps a communicator (a reducer, the one-call
 /// functions' cache) duplicates it with MPI_Comm_dup and frees its duplicate itself, so the
 /// caller's communicator need only be valid during the call. MPI_COMM_NULL (or a null
-/// Boost.MPI communicator) throws std::invalid_argument on the rank that passes it.
+/// Boost.MPI communicator) and intercommunicators throw std::invalid_argument on the rank
+/// that passes them.
 class comm_view {
 public:
     /// A Boost.MPI communicator (referred to, not copied).
@@ -25,9 +27,7 @@ public:
     /// A raw MPI communicator (attached, never freed by treefold).
     comm_view(MPI_Comm comm)
     {
-        if (comm == MPI_COMM_NULL) {
-            throw std::invalid_argument("treefold: the communicator is MPI_COMM_NULL");
-        }
+        check(comm);
         attached_ = std::make_shared<const boost::mpi::communicator>(comm, boost::mpi::comm_attach);
     }
 
@@ -40,10 +40,11 @@ public:
     int size() const { return get().size(); }
 
 private:
-    static void check(const boost::mpi::communicator& comm)
+    // Every C++ entry point passes here (MPI would abort inside the call on MPI_COMM_NULL).
+    static void check(MPI_Comm comm)
     {
-        if (static_cast<MPI_Comm>(comm) == MPI_COMM_NULL) {
-            throw std::invalid_argument("treefold: the communicator is MPI_COMM_NULL");
+        if (const char* why = net::unusable_communicator(comm)) {
+            throw std::invalid_argument(why);
         }
     }
 

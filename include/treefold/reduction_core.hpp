@@ -5,6 +5,7 @@
 
 #include "treefold/config.hpp"
 #include "treefold/collective/layout_agreement.hpp"
+#include "treefold/comm_view.hpp"
 #include "treefold/error.hpp"
 #include "treefold/exchange/native.hpp"
 #include "treefold/exchange/outcome.hpp"
@@ -42,9 +43,9 @@ public:
 
     /// Collective: duplicates `comm`, checks that every rank holds the same layout (and a
     /// positive width), then plans the exchange.
-    reduction_core(const boost::mpi::communicator& comm, layout::block_layout layout, std::size_t width = 1,
+    reduction_core(comm_view comm, layout::block_layout layout, std::size_t width = 1,
                    checking checks = checking::from_environment)
-        : comm_(checked_comm(comm), boost::mpi::comm_duplicate),
+        : comm_(comm.get(), boost::mpi::comm_duplicate),
           layout_(verified(comm_, std::move(layout), width)),
           width_(width),
           check_(checks_on(comm_, checks)),
@@ -153,15 +154,6 @@ private:
             throw std::invalid_argument("treefold: row width must be positive");
         }
         return l;
-    }
-
-    /// A communicator a reducer can be built on (MPI_COMM_NULL would abort inside MPI).
-    static const boost::mpi::communicator& checked_comm(const boost::mpi::communicator& comm)
-    {
-        if (static_cast<MPI_Comm>(comm) == MPI_COMM_NULL) {
-            throw std::invalid_argument("treefold: a reducer needs a communicator, not MPI_COMM_NULL");
-        }
-        return comm;
     }
 
     /// The checking level, the same on every rank (on if any rank asks for it).

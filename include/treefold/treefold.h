@@ -114,8 +114,11 @@ int treefold_context_destroy(treefold_context* ctx);
  * The one-call form with MPI's shape: every rank contributes its `local_count` consecutive
  * values of the global array in rank order, and every rank gets the reduction of all N of
  * them in *recvbuf (one element). The plan is built on the first call with a communicator
- * and count pattern and cached (freed with the communicator); later calls with the same
- * pattern cost one small all-gather of the counts on top of the reduction. Collective.
+ * (one small all-gather that agrees on datatype and op, and one of the counts) and cached on
+ * it (freed with the communicator); later calls with the same datatype, op and counts run the
+ * kept plan with no extra communication. When any rank changes one of them (or passes an
+ * unusable buffer), that call's kept reduction fails on every rank and every rank plans
+ * again, so errors are still reported on every rank. Collective.
  * MPI_IN_PLACE is not accepted (the input and the result differ in size).
  */
 int treefold_allreduce(const void* sendbuf, void* recvbuf, int local_count, MPI_Datatype datatype, MPI_Op op,

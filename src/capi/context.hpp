@@ -88,37 +88,16 @@ template <class T>
 std::unique_ptr<context> make_context(const boost::mpi::communicator& comm, layout::block_layout layout,
                                       operation op, MPI_Op user, MPI_Datatype type);
 
-/// The one-call reduction (treefold::all_reduce's plan cache on `comm`, blocks in rank
-/// order) of this rank's `count` values at `local` into *result, on every rank.
-template <class T>
-void one_call(const boost::mpi::communicator& comm, const void* local, std::uint64_t count, operation op,
-              MPI_Op user, MPI_Datatype type, void* result);
+// The element types as X(element, T) (generated from the list in src/capi/sources.cmake, which
+// also makes one translation unit per type).
+#include "elements.hpp"
 
-/// One instantiation per element type, each in its own translation unit (src/capi/typed_*.cpp).
-extern template std::unique_ptr<context> make_context<double>(const boost::mpi::communicator&, layout::block_layout,
-                                                              operation, MPI_Op, MPI_Datatype);
-extern template std::unique_ptr<context> make_context<float>(const boost::mpi::communicator&, layout::block_layout,
-                                                             operation, MPI_Op, MPI_Datatype);
-extern template std::unique_ptr<context> make_context<std::int32_t>(const boost::mpi::communicator&,
-                                                                    layout::block_layout, operation, MPI_Op,
-                                                                    MPI_Datatype);
-extern template std::unique_ptr<context> make_context<std::int64_t>(const boost::mpi::communicator&,
-                                                                    layout::block_layout, operation, MPI_Op,
-                                                                    MPI_Datatype);
-extern template std::unique_ptr<context> make_context<std::complex<double>>(const boost::mpi::communicator&,
-                                                                            layout::block_layout, operation,
-                                                                            MPI_Op, MPI_Datatype);
-
-extern template void one_call<double>(const boost::mpi::communicator&, const void*, std::uint64_t, operation, MPI_Op,
-                                          MPI_Datatype, void*);
-extern template void one_call<float>(const boost::mpi::communicator&, const void*, std::uint64_t, operation, MPI_Op,
-                                          MPI_Datatype, void*);
-extern template void one_call<std::int32_t>(const boost::mpi::communicator&, const void*, std::uint64_t, operation, MPI_Op,
-                                          MPI_Datatype, void*);
-extern template void one_call<std::int64_t>(const boost::mpi::communicator&, const void*, std::uint64_t, operation, MPI_Op,
-                                          MPI_Datatype, void*);
-extern template void one_call<std::complex<double>>(const boost::mpi::communicator&, const void*, std::uint64_t, operation, MPI_Op,
-                                          MPI_Datatype, void*);
+#define TREEFOLD_CAPI_DECLARE(element, T)                                                            \
+    extern template std::unique_ptr<context> make_context<T>(const boost::mpi::communicator&,        \
+                                                             layout::block_layout, operation, MPI_Op, \
+                                                             MPI_Datatype);
+TREEFOLD_CAPI_ELEMENTS(TREEFOLD_CAPI_DECLARE)
+#undef TREEFOLD_CAPI_DECLARE
 
 /// A reducer<T, Op> behind the context interface.
 template <class T, class Op>
@@ -221,16 +200,6 @@ std::unique_ptr<context> make_context(const boost::mpi::communicator& comm, layo
 {
     return with_operator<T>(op, user, type, [&]<class Op>(Op functor) -> std::unique_ptr<context> {
         return std::make_unique<typed_context<T, Op>>(comm, std::move(layout), std::move(functor));
-    });
-}
-
-template <class T>
-void one_call(const boost::mpi::communicator& comm, const void* local, std::uint64_t count, operation op,
-              MPI_Op user, MPI_Datatype type, void* result)
-{
-    with_operator<T>(op, user, type, [&](auto functor) {
-        const T value = treefold::detail::one_call_all_reduce<T>(comm, static_cast<const T*>(local), count, functor);
-        std::memcpy(result, &value, sizeof(T));
     });
 }
 

@@ -192,20 +192,8 @@ int fail_current_exception(bool during_call)
 
 int check_comm(MPI_Comm comm)
 {
-    if (comm == MPI_COMM_NULL) {
-        return fail(MPI_ERR_COMM, "treefold: the communicator is MPI_COMM_NULL");
-    }
-    int inter = 0;
-    const int rc = MPI_Comm_test_inter(comm, &inter);
-    if (rc != MPI_SUCCESS) {
-        int cls = MPI_ERR_COMM;
-        MPI_Error_class(rc, &cls);
-        return fail(cls, "treefold: the communicator is not valid");
-    }
-    if (inter != 0) {
-        return fail(MPI_ERR_COMM, "treefold: intercommunicators are not supported");
-    }
-    return MPI_SUCCESS;
+    const char* why = net::unusable_communicator(comm);
+    return why == nullptr ? MPI_SUCCESS : fail(MPI_ERR_COMM, why);
 }
 
 agreed_arguments agree(const boost::mpi::communicator& comm, local_check mine)
@@ -272,16 +260,11 @@ std::unique_ptr<context> make_any_context(const boost::mpi::communicator& comm, 
         throw api_error(MPI_ERR_COUNT, "treefold: N = 0 values in total: there is no result (no identity is invented)");
     }
     switch (args.type) {
-    case element::f64:
-        return make_context<double>(comm, std::move(layout), args.op, op, type);
-    case element::f32:
-        return make_context<float>(comm, std::move(layout), args.op, op, type);
-    case element::i32:
-        return make_context<std::int32_t>(comm, std::move(layout), args.op, op, type);
-    case element::i64:
-        return make_context<std::int64_t>(comm, std::move(layout), args.op, op, type);
-    case element::c64:
-        return make_context<std::complex<double>>(comm, std::move(layout), args.op, op, type);
+#define TREEFOLD_CAPI_CASE(e, T)                                                                     \
+    case element::e:                                                                                 \
+        return make_context<T>(comm, std::move(layout), args.op, op, type);
+        TREEFOLD_CAPI_ELEMENTS(TREEFOLD_CAPI_CASE)
+#undef TREEFOLD_CAPI_CASE
     case element::none:
         break;
     }
@@ -323,6 +306,15 @@ int create(MPI_Comm comm, const std::int64_t* start, std::int64_t count, MPI_Dat
     }
 }
 
+/// The C one-call form's plan on a communicator: the context for the arguments the ranks
+/// agreed on when they planned (an attribute of the communicator, freed with it).
+struct one_call_plan final : net::cached_plan {
+    MPI_Datatype type = MPI_DATATYPE_NULL;
+    MPI_Op op = MPI_OP_NULL;
+    std::int64_t count = -1;
+    std::unique_ptr<context> ctx;
+};
+
 int one_call_allreduce(const void* sendbuf, void* recvbuf, std::int64_t count, MPI_Datatype type, MPI_Op op,
                        MPI_Comm comm)
 {
@@ -331,6 +323,22 @@ int one_call_allreduce(const void* sendbuf, void* recvbuf, std::int64_t count, M
     }
     try {
         const boost::mpi::communicator c(comm, boost::mpi::comm_attach);
+        const bool buffers_ok = sendbuf != MPI_IN_PLACE && (sendbuf != nullptr || count == 0) && recvbuf != nullptr;
+        std::unique_ptr<net::cached_plan>& slot = net::cached_plan_slot(comm, typeid(one_call_plan));
+        if (slot) {
+            // Every rank that planned before runs the kept plan. A rank whose arguments
+            // changed, or whose buffers are unusable, takes part with a failure in place of
+            // its values, so every rank throws local_size_error and all plan again, together,
+            // agreeing on the arguments: the common call costs no agreement at all.
+            auto& kept = static_cast<one_call_plan&>(*slot);
+            const bool same = kept.type == type && kept.op == op && kept.count == count && buffers_ok;
+            try {
+                kept.ctx->all_reduce(sendbuf, same, recvbuf);
+                return succeed();
+            } catch (const local_size_error&) {
+                slot.reset();
+            }
+        }
         local_check mine = check_arguments(type, op, count);
         auto bad_buffer = [&mine](const char* why) {
             if (mine.error_class == MPI_SUCCESS) {
@@ -347,30 +355,17 @@ int one_call_allreduce(const void* sendbuf, void* recvbuf, std::int64_t count, M
         if (recvbuf == nullptr) {
             bad_buffer("treefold: NULL recvbuf");
         }
-        // The plan cache has no argument check of its own: agree first (one small all-gather
-        // on treefold's private communicator), so that a bad argument anywhere is an error
-        // everywhere instead of a hang.
+        // Planning: one small all-gather of (error, type, op) on treefold's private
+        // communicator, so a bad argument anywhere is an error everywhere instead of a hang,
+        // then the layout's all-gather of the counts.
         const agreed_arguments args = agree(net::private_communicator(c), mine);
-        const auto n = static_cast<std::uint64_t>(count);
-        switch (args.type) {
-        case element::f64:
-            one_call<double>(c, sendbuf, n, args.op, op, type, recvbuf);
-            break;
-        case element::f32:
-            one_call<float>(c, sendbuf, n, args.op, op, type, recvbuf);
-            break;
-        case element::i32:
-            one_call<std::int32_t>(c, sendbuf, n, args.op, op, type, recvbuf);
-            break;
-        case element::i64:
-            one_call<std::int64_t>(c, sendbuf, n, args.op, op, type, recvbuf);
-            break;
-        case element::c64:
-            one_call<std::complex<double>>(c, sendbuf, n, args.op, op, type, recvbuf);
-            break;
-        case element::none:
-            throw std::logic_error("treefold: no element type (internal error)");
-        }
+        auto plan = std::make_unique<one_call_plan>();
+        plan->type = type;
+        plan->op = op;
+        plan->count = count;
+        plan->ctx = make_any_context(c, layout_from_local_size(c, static_cast<std::uint64_t>(count)), args, op, type);
+        plan->ctx->all_reduce(sendbuf, true, recvbuf);
+        slot = std::move(plan);
         return succeed();
     } catch (...) {
         return fail_current_exception(false);

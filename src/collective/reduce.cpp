@@ -88,11 +88,7 @@ void* scratch(std::size_t slot, const net::datatype_layout& t)
 /// and op on all ranks). MPI_SUCCESS or an error class; no communication.
 int check_global(int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, int* p, int* me)
 {
-    if (comm == MPI_COMM_NULL) {
-        return MPI_ERR_COMM;
-    }
-    int inter = 0;
-    if (MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter != 0) {
+    if (net::unusable_communicator(comm) != nullptr) {
         return MPI_ERR_COMM;
     }
     if (count < 0) {

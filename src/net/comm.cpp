@@ -30,6 +30,18 @@ int make_keyval(MPI_Comm_delete_attr_function* on_delete)
 
 } // namespace
 
+const char* unusable_communicator(MPI_Comm comm)
+{
+    if (comm == MPI_COMM_NULL) {
+        return "treefold: the communicator is MPI_COMM_NULL";
+    }
+    int inter = 0;
+    if (MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS) {
+        return "treefold: the communicator is not valid";
+    }
+    return inter != 0 ? "treefold: intercommunicators are not supported" : nullptr;
+}
+
 int private_comm(MPI_Comm comm, MPI_Comm* out)
 {
     // Created once (thread-safe static initialisation). Duplicates of the user's

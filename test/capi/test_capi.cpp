@@ -336,6 +336,25 @@ BOOST_AUTO_TEST_CASE(one_call_form)
     BOOST_CHECK_EQUAL(treefold_allreduce(three.data(), &out, 0, MPI_DOUBLE, MPI_SUM, comm), MPI_ERR_COUNT);
     BOOST_CHECK_EQUAL(treefold_allreduce(three.data(), &out, 3, MPI_DOUBLE, MPI_SUM, comm), MPI_SUCCESS);
     BOOST_CHECK_EQUAL(out, 1.5 * w.size());
+    // With a plan kept on the communicator, calls agree on nothing: a rank whose arguments
+    // changed or are unusable fails the kept plan's reduction everywhere, and every rank plans
+    // again with the agreement, so each error is still reported on every rank, never a hang.
+    BOOST_CHECK_EQUAL(treefold_allreduce(three.data(), w.rank() == last ? nullptr : &out, 3, MPI_DOUBLE, MPI_SUM, comm),
+                      MPI_ERR_BUFFER);
+    BOOST_CHECK_EQUAL(treefold_allreduce(three.data(), &out, 3, MPI_DOUBLE, MPI_SUM, comm), MPI_SUCCESS);
+    BOOST_CHECK_EQUAL(treefold_allreduce(three.data(), &out, 3, w.rank() == last ? MPI_INT64_T : MPI_DOUBLE, MPI_SUM, comm),
+                      w.size() > 1 ? MPI_ERR_TYPE : MPI_SUCCESS);
+    BOOST_CHECK_EQUAL(treefold_allreduce(three.data(), &out, 3, MPI_DOUBLE, MPI_SUM, comm), MPI_SUCCESS);
+    BOOST_CHECK_EQUAL(treefold_allreduce(three.data(), &out, 3, MPI_DOUBLE, w.rank() == last ? MPI_MAX : MPI_SUM, comm),
+                      w.size() > 1 ? MPI_ERR_OP : MPI_SUCCESS);
+    BOOST_CHECK_EQUAL(treefold_allreduce(three.data(), &out, 3, MPI_DOUBLE, MPI_MAX, comm), MPI_SUCCESS);
+    BOOST_CHECK_EQUAL(out, 0.5);
+    // A changed count on one rank plans again: the new sum, on every rank.
+    const int mine_count = w.rank() == last ? 2 : 3;
+    BOOST_CHECK_EQUAL(treefold_allreduce(three.data(), &out, mine_count, MPI_DOUBLE, MPI_SUM, comm), MPI_SUCCESS);
+    BOOST_CHECK_EQUAL(out, 1.5 * w.size() - 0.5);
+    BOOST_CHECK_EQUAL(treefold_allreduce(three.data(), &out, mine_count, MPI_DOUBLE, MPI_SUM, comm), MPI_SUCCESS);
+    BOOST_CHECK_EQUAL(out, 1.5 * w.size() - 0.5);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

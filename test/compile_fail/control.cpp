@@ -28,6 +28,10 @@ void control(const boost::mpi::communicator& world, const treefold::layout::bloc
     auto join = [](const text& a, const text& b) { return text{a.s + b.s}; };
     treefold::reducer<text, decltype(join), treefold::kernel::scalar> t(world, layout, join);
     treefold::row_reducer<double> rows(world, layout, 3);
+    auto named = treefold::make_reducer<double>(world, layout, treefold::exchange::tree<>{}, op);
+    (void)named.all_reduce(local);
+    auto sized = treefold::make_reducer<double>(world, std::uint64_t{100}, treefold::dist::aligned{0.1});
+    (void)sized.local_block();
     (void)treefold::collective::tree_reduce<treefold::topology::fibonacci>(world, 1.0, std::plus<double>{}, 0);
     (void)treefold::collective::tree_all_reduce<treefold::topology::binomial>(world, 1.0, std::plus<double>{});
 }

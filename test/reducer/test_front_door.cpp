@@ -116,6 +116,31 @@ BOOST_AUTO_TEST_CASE(one_call_errors_and_operators)
     BOOST_CHECK_THROW(treefold::all_reduce(MPI_COMM_NULL, mine), std::invalid_argument);
 }
 
+BOOST_AUTO_TEST_CASE(intercommunicator_refused_on_every_rank)
+{
+    const auto& w = testing::world();
+    if (w.size() < 2) {
+        return; // an intercommunicator needs two non-empty groups
+    }
+    // Two groups (even and odd ranks) joined by an intercommunicator: not a group to reduce in.
+    MPI_Comm half = MPI_COMM_NULL;
+    MPI_Comm inter = MPI_COMM_NULL;
+    MPI_Comm_split(MPI_COMM_WORLD, w.rank() % 2, w.rank(), &half);
+    MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, w.rank() % 2 == 0 ? 1 : 0, 7, &inter);
+    const std::vector<double> mine(3, 1.0);
+    const auto l = layout::block_layout::from_counts(std::vector<std::uint64_t>(2, 3));
+    std::string what;
+    try {
+        reducer<double> r(inter, l);
+    } catch (const std::invalid_argument& e) {
+        what = e.what();
+    }
+    BOOST_CHECK_MESSAGE(what.find("intercommunicator") != std::string::npos, "got: " << what);
+    BOOST_CHECK_THROW(treefold::all_reduce(inter, mine), std::invalid_argument);
+    MPI_Comm_free(&inter);
+    MPI_Comm_free(&half);
+}
+
 BOOST_AUTO_TEST_CASE(raw_mpi_comm_everywhere)
 {
     const auto& w = testing::world();
@@ -228,4 +253,15 @@ BOOST_AUTO_TEST_CASE(row_reducer_output_buffer)
     BOOST_CHECK_EQUAL(out[2], 1.5 * static_cast<double>(n));
     std::vector<double> small(k - 1);
     BOOST_CHECK_THROW(rows.all_reduce(mine, small), std::invalid_argument);
+    // A wrong-size result on one rank only: that rank throws after the collective part, the
+    // others get the result, and nobody is left waiting (the next call works everywhere).
+    const bool odd_one = w.rank() == w.size() - 1;
+    std::vector<double> one(odd_one ? k + 1 : k, -1.0);
+    if (odd_one) {
+        BOOST_CHECK_THROW(rows.all_reduce(mine, one), std::invalid_argument);
+    } else {
+        rows.all_reduce(mine, one);
+        BOOST_CHECK(one == out);
+    }
+    BOOST_CHECK(rows.all_reduce(mine) == out);
 }

@@ -14,6 +14,11 @@
 
 namespace treefold::net {
 
+/// Why `comm` cannot carry a treefold call — MPI_COMM_NULL, a handle MPI rejects, or an
+/// intercommunicator (treefold reduces within one group) — or nullptr when it can. Every
+/// entry point's one communicator check (C++: std::invalid_argument; C: MPI_ERR_COMM). Local.
+const char* unusable_communicator(MPI_Comm comm);
+
 /// The private duplicate of `comm` (errors return instead of aborting). Created on the first
 /// call with `comm` (collective: every rank of comm must call) and cached on `comm` as an
 /// attribute, freed when `comm` is freed; duplicates of `comm` get their own. Returns an MPI
