@@ -133,10 +133,16 @@ BOOST_AUTO_TEST_CASE(reproduces_the_per_rank_clock_simulator_on_schedules)
         }
     }
     BOOST_TEST_MESSAGE(compared << " schedules compared");
-    // With free receives (the thesis's model) a collapse costs α_p + α_r, not α_p + (B−1)·α_r.
+    // With free receives (the thesis's model) a collapse of B = 3 costs α_p + α_r, not
+    // α_p + (B−1)·α_r: 1.5 (collapse) + 1.5 (factor 2) + 2.0 (expand: two sends) = 5.0, the
+    // modelled time; with conflicts the collapse's second receive ends α_r later.
     const model::params free{1.0, 0.5};
-    auto g = model::schedule_graph(topology::schedule::parse("collapse(4,4) 1 expand"), 4);
-    BOOST_CHECK_CLOSE(model::simulate_graph(g, model::pipelining_network(free)).makespan, 2 * (1.0 + 0.5) + 1.0, 1e-9);
+    const auto c6 = topology::schedule::parse("collapse(6,3) 2 expand");
+    auto g = model::schedule_graph(c6, 6);
+    BOOST_CHECK_CLOSE(model::simulate_graph(g, model::pipelining_network(free)).makespan, 5.0, 1e-9);
+    BOOST_CHECK_CLOSE(model::modelled_time(c6, 6, free), 5.0, 1e-9);
+    const model::params conflicting{1.0, 0.5, model::receive_cost::conflicts};
+    BOOST_CHECK_CLOSE(model::simulate_graph(g, model::pipelining_network(conflicting)).makespan, 5.5, 1e-9);
 }
 
 BOOST_AUTO_TEST_CASE(binomial_reduce_and_broadcast_by_hand)
