@@ -17,6 +17,9 @@ from collections import defaultdict
 from pathlib import Path
 
 T_OP_US = 0.00415  # layout::score_params::t_op, one operator call
+# Open MPI's shared-memory eager limit is 4 KiB with the match header: a 4096-byte payload
+# already goes by rendezvous (osu_allreduce's step from 2 to 4 KiB).
+EAGER_LIMIT = 4095
 SCALE_P = [256, 1024, 4096]
 SCALE_N = [460, 10**4, 10**5, 10**6, 2 * 10**7]
 EXCHANGES = ["direct", "binomial", "fibonacci", "binary", "schedule_rd"]
@@ -31,10 +34,11 @@ def calibration(path):
     return out["alpha_p"], out["alpha_r"]
 
 
-def simulate(cli, p, n, c, what, per_element=0.0, beta=0.0, value_bytes=8):
+def simulate(cli, p, n, c, what, per_element=0.0, beta=0.0, value_bytes=8, step=0.0):
     """Makespans by label from one `treefold simulate --csv` call."""
     args = [cli, "simulate", "--p", str(p), "--n", str(n), "--distribution", "even-lower", "--model", "size",
             "--alpha-p", str(c["alpha_p"]), "--alpha-r", str(c["alpha_r"]), "--beta", str(beta),
+            "--eager-limit", str(EAGER_LIMIT), "--rendezvous-step", str(step),
             "--per-element", str(per_element), "--per-value", str(T_OP_US), "--value-bytes", str(value_bytes), "--csv"]
     for w in what:
         args += ["--schedule", w[len("schedule "):]] if w.startswith("schedule ") else ["--exchange", w]
@@ -79,30 +83,37 @@ def main():
         t1 = simulate(cli, 2, n, c, [e], per_element=1e-3)[e]
         pts.append((t0, (t1 - t0) / 1e-3, m))
     per_element = fit_linear(pts)
-    # Per byte: osu_allreduce's schedules move the whole vector in every message.
+    # Per byte: osu_allreduce's schedules move the whole vector in every message; fitted on
+    # the eager sizes, then the rendezvous step as the median residual above the limit.
     pts = []
     for (meth, stages, b), m in osu_med.items():
-        label = "schedule " + stages
-        t0 = simulate(cli, 2, 2, c, [label], value_bytes=b)[label]
-        t1 = simulate(cli, 2, 2, c, [label], beta=1e-3, value_bytes=b)[label]
-        pts.append((t0, (t1 - t0) / 1e-3, m))
+        if b <= EAGER_LIMIT:
+            label = "schedule " + stages
+            t0 = simulate(cli, 2, 2, c, [label], value_bytes=b)[label]
+            t1 = simulate(cli, 2, 2, c, [label], beta=1e-3, value_bytes=b)[label]
+            pts.append((t0, (t1 - t0) / 1e-3, m))
     beta = fit_linear(pts)
+    residuals = [m - simulate(cli, 2, 2, c, ["schedule " + stages], beta=beta, value_bytes=b)["schedule " + stages]
+                 for (meth, stages, b), m in osu_med.items() if b > EAGER_LIMIT]
+    step = max(0.0, statistics.median(residuals)) if residuals else 0.0
     with open(out / "simulate_fit.txt", "w") as f:
         f.write("# task-graph simulator constants (us): alpha_p/alpha_r from schedule_calibrate at p = 2,\n"
                 "# per_element fitted to reduction_bench medians, beta to osu_allreduce medians (p = 2)\n")
-        f.write(f"alpha_p {a_p}\nalpha_r {a_r}\nper_element {per_element}\nbeta {beta}\nper_value {T_OP_US}\n")
+        f.write(f"alpha_p {a_p}\nalpha_r {a_r}\nper_element {per_element}\nbeta {beta}\nper_value {T_OP_US}\n"
+                f"eager_limit {EAGER_LIMIT}\nrendezvous_step {step}\n")
     print(f"alpha_p {a_p:.3f} us, alpha_r {a_r:.3f} us, per_element {1000 * per_element:.3f} ns, "
-          f"beta {1000 * beta:.4f} ns/byte, per_value {1000 * T_OP_US} ns")
+          f"beta {1000 * beta:.4f} ns/byte, per_value {1000 * T_OP_US} ns, rendezvous step {step:.3f} us "
+          f"above {EAGER_LIMIT} bytes")
 
     with open(out / "simulate_validation.csv", "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["source", "what", "n", "measured_us", "p1_us", "simulated_us"])
         for (e, n), m in sorted(red_med.items()):
-            s = simulate(cli, 2, n, c, [e], per_element=per_element, beta=beta)[e]
+            s = simulate(cli, 2, n, c, [e], per_element=per_element, beta=beta, step=step)[e]
             w.writerow(["reduction_bench", e, n, m, red_p1[(e, n)], s])
         for (meth, stages, b), m in sorted(osu_med.items()):
             label = "schedule " + stages
-            s = simulate(cli, 2, 2, c, [label], beta=beta, value_bytes=b)[label]
+            s = simulate(cli, 2, 2, c, [label], beta=beta, value_bytes=b, step=step)[label]
             w.writerow(["osu_allreduce", f"{meth} ({stages})", b, m, osu_p1[(meth, stages, b)], s])
 
     with open(out / "simulate_scale.csv", "w") as f:
@@ -110,7 +121,8 @@ def main():
             for n in SCALE_N:
                 args = [cli, "simulate", "--p", str(p), "--n", str(n), "--distribution", "even-lower", "--model", "size",
                         "--alpha-p", str(a_p), "--alpha-r", str(a_r), "--beta", str(beta), "--per-element",
-                        str(per_element), "--per-value", str(T_OP_US), "--csv"]
+                        str(per_element), "--per-value", str(T_OP_US), "--eager-limit", str(EAGER_LIMIT),
+                        "--rendezvous-step", str(step), "--csv"]
                 for e in EXCHANGES + ["truncated_fibonacci", "truncated_binary", "mary4", "mary8"]:
                     args += ["--exchange", e]
                 f.write(subprocess.run(args, check=True, capture_output=True, text=True).stdout)
