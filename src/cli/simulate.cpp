@@ -91,6 +91,7 @@ int run_simulate(const std::vector<std::string>& args, int& /*argc*/, char**& /*
         ("beta", po::value(&sized.beta), "size: time per byte (us)")
         ("eager-limit", po::value(&sized.eager_limit), "size: largest eager message (bytes; default 4096)")
         ("rendezvous-step", po::value(&sized.rendezvous_step), "size: extra latency of a rendezvous message (us)")
+        ("per-call", po::value(&work.per_call), "fixed software cost of a call on every rank (us; default 0)")
         ("per-element", po::value(&work.per_element), "local kernel time per element (us; default 0)")
         ("per-value", po::value(&work.per_value), "time to combine one received value (us; default 0)")
         ("value-bytes", po::value(&work.value_bytes), "bytes per value (default 8)")
@@ -109,7 +110,8 @@ int run_simulate(const std::vector<std::string>& args, int& /*argc*/, char**& /*
     }
     for (const auto& [value, option] : {std::pair{pipe.alpha_p, "--alpha-p"}, {pipe.alpha_r, "--alpha-r"}, {lg.L, "--L"},
                                         {lg.o, "--o"}, {lg.G, "--G"}, {sized.beta, "--beta"},
-                                        {sized.rendezvous_step, "--rendezvous-step"}, {work.per_element, "--per-element"},
+                                        {sized.rendezvous_step, "--rendezvous-step"}, {work.per_call, "--per-call"},
+                                        {work.per_element, "--per-element"},
                                         {work.per_value, "--per-value"}}) {
         require_cost(value, option);
     }

@@ -309,7 +309,7 @@ task_graph schedule_graph(const topology::schedule& s, int p, const partial_byte
     task_graph g(p);
     const double vb = static_cast<double>(std::max<std::uint64_t>(work.value_bytes, 1));
     for (int q = 0; q < p; ++q) {
-        std::size_t prev = local ? g.compute(q, local(q)) : no_task;
+        std::size_t prev = local || work.per_call > 0 ? g.compute(q, work.per_call + (local ? local(q) : 0.0)) : no_task;
         for (const topology::round_plan& rp : topology::rounds_of(s, p, q)) {
             const std::vector<std::size_t> start = prev == no_task ? std::vector<std::size_t>{} : std::vector<std::size_t>{prev};
             std::vector<std::size_t> round;
@@ -365,7 +365,7 @@ std::size_t add_tree_position(task_graph& g, int position, int parent, const std
     for (const auto& c : children) {
         received.push_back(g.receive(position, c.position)); // pre-posted: no predecessor
     }
-    std::size_t acc = g.compute(position, local);
+    std::size_t acc = g.compute(position, work.per_call + local);
     int lo = position;
     int hi = position + 1;
     for (std::size_t k = 0; k < children.size(); ++k) {
@@ -395,7 +395,7 @@ task_graph direct_graph(const layout::block_layout& layout, const work_costs& wo
     task_graph g(p);
     std::vector<std::size_t> last(static_cast<std::size_t>(p), no_task);
     for (int r = 0; r < p; ++r) {
-        std::size_t prev = no_task;
+        std::size_t prev = g.compute(r, work.per_call);
         auto after = [&prev] { return prev == no_task ? std::vector<std::size_t>{} : std::vector<std::size_t>{prev}; };
         int inbox_source = -1;
         std::uint64_t inbox_left = 0;

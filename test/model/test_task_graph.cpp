@@ -172,6 +172,11 @@ BOOST_AUTO_TEST_CASE(binomial_reduce_and_broadcast_by_hand)
     BOOST_CHECK_EQUAL(g.tasks()[t.critical_path.front().task].rank, 3);
     BOOST_CHECK_EQUAL(g.tasks()[t.critical_path.back().task].rank, 3);
     BOOST_CHECK_CLOSE(path_length_from_costs(g, t, net), t.makespan, 1e-9);
+    // A fixed cost per call on every rank delays everything by that much.
+    model::work_costs work;
+    work.per_call = 2.0;
+    auto g2 = model::tree_graph<topology::binomial>(4, model::scalar_partials(), [](int) { return 0.0; }, work);
+    BOOST_CHECK_CLOSE(model::simulate_graph(g2, net).makespan, 8.0, 1e-12);
 }
 
 BOOST_AUTO_TEST_CASE(message_counts_equal_the_plan)
@@ -182,7 +187,7 @@ BOOST_AUTO_TEST_CASE(message_counts_equal_the_plan)
     for (const auto& l : layouts) {
         const int p = l.ranks();
         for (const auto name : model::simulated_exchanges) {
-            auto g = model::exchange_graph(name, l, {0.001, 0.002, 8});
+            auto g = model::exchange_graph(name, l, {0.5, 0.001, 0.002, 8});
             std::uint64_t expected = 0;
             if (name == "direct") {
                 expected = layout::direct_call_messages(l).all_reduce;
@@ -225,7 +230,7 @@ BOOST_AUTO_TEST_CASE(critical_path_length_is_the_makespan)
     const std::vector<const model::network*> nets{&loggp, &sized, &conflicts};
     for (const model::network* net : nets) {
         for (const auto name : model::simulated_exchanges) {
-            auto g = model::exchange_graph(name, l, {0.003, 0.004, 8});
+            auto g = model::exchange_graph(name, l, {0.2, 0.003, 0.004, 8});
             const auto t = model::simulate_graph(g, *net);
             BOOST_CHECK_GT(t.makespan, 0.0);
             BOOST_CHECK_CLOSE(path_length_from_costs(g, t, *net), t.makespan, 1e-9);
@@ -273,7 +278,7 @@ BOOST_AUTO_TEST_CASE(invalid_graphs_are_named)
 BOOST_AUTO_TEST_CASE(svg_timeline_is_well_formed)
 {
     const auto l = counts({50, 50, 50, 50, 50});
-    auto g = model::exchange_graph("fibonacci", l, {0.01, 0.01, 8});
+    auto g = model::exchange_graph("fibonacci", l, {0, 0.01, 0.01, 8});
     const auto t = model::simulate_graph(g, model::pipelining_network(model::params{}));
     std::ostringstream out;
     model::write_svg(out, g, t, {800, 16, 64, "fibonacci <p = 5> & N = 250"});

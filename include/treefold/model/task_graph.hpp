@@ -224,6 +224,7 @@ timeline simulate_graph(task_graph& g, const network& net);
 
 /// What local work costs in the builders (the pipelining model has none: leave them at 0).
 struct work_costs {
+    double per_call = 0;            ///< fixed software cost of a call on every rank, before anything else
     double per_element = 0;         ///< the local kernel, per element of the block
     double per_value = 0;           ///< combining one received value into a frontier
     std::uint64_t value_bytes = 8;  ///< bytes per value on the wire
@@ -238,8 +239,8 @@ partial_bytes scalar_partials(std::uint64_t value_bytes = 8);
 /// (positions in index order, layout::position_starts), times `value_bytes`.
 partial_bytes frontier_partials(const layout::block_layout& layout, std::uint64_t value_bytes = 8);
 
-/// The schedule `s` over p ranks (position q on rank q) as a task graph: `local(q)` of local
-/// work first (if given), then per round and position its sends in issue order and its
+/// The schedule `s` over p ranks (position q on rank q) as a task graph: per_call plus
+/// `local(q)` of local work first (if either is given), then per round and position its sends in issue order and its
 /// receives (all after the previous round), then a combine (per_value per value received)
 /// that the next round comes after. Throws std::invalid_argument unless s fits p.
 task_graph schedule_graph(const topology::schedule& s, int p, const partial_bytes& bytes = scalar_partials(),
@@ -253,8 +254,8 @@ void add_broadcast(task_graph& g, int root, std::uint64_t bytes, const std::vect
 /// Marks "no task" in add_broadcast's `after`.
 inline constexpr std::size_t no_task = static_cast<std::size_t>(-1);
 
-/// Appends one position's part of a rank-ordered tree reduce: its local work (`local`, on
-/// the CPU), receives from its children (posted at once), combines in position order, and the
+/// Appends one position's part of a rank-ordered tree reduce: its local work (`local` plus
+/// per_call, on the CPU), receives from its children (posted at once), combines in position order, and the
 /// send of its subtree's partial to its parent. Returns its last task.
 std::size_t add_tree_position(task_graph& g, int position, int parent, const std::vector<topology::tree_child>& children,
                               double local, const partial_bytes& bytes, const work_costs& work);
@@ -276,7 +277,7 @@ task_graph tree_graph(int p, const partial_bytes& bytes, const std::function<dou
     return g;
 }
 
-/// The direct exchange over `layout` (layout::direct_rank_steps: local nodes, buffered sends,
+/// The direct exchange over `layout` (per_call, then layout::direct_rank_steps: local nodes, buffered sends,
 /// blocking receives of incoming pieces, empty blocks' reports) followed by the broadcast from
 /// the finisher.
 task_graph direct_graph(const layout::block_layout& layout, const work_costs& work = {},
