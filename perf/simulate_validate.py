@@ -34,12 +34,13 @@ def calibration(path):
     return out["alpha_p"], out["alpha_r"]
 
 
-def simulate(cli, p, n, c, what, per_element=0.0, beta=0.0, value_bytes=8, step=0.0):
+def simulate(cli, p, n, c, what, per_element=0.0, beta=0.0, value_bytes=8, step=0.0, per_call=0.0):
     """Makespans by label from one `treefold simulate --csv` call."""
     args = [cli, "simulate", "--p", str(p), "--n", str(n), "--distribution", "even-lower", "--model", "size",
             "--alpha-p", str(c["alpha_p"]), "--alpha-r", str(c["alpha_r"]), "--beta", str(beta),
             "--eager-limit", str(EAGER_LIMIT), "--rendezvous-step", str(step),
-            "--per-element", str(per_element), "--per-value", str(T_OP_US), "--value-bytes", str(value_bytes), "--csv"]
+            "--per-call", str(per_call), "--per-element", str(per_element), "--per-value", str(T_OP_US),
+            "--value-bytes", str(value_bytes), "--csv"]
     for w in what:
         args += ["--schedule", w[len("schedule "):]] if w.startswith("schedule ") else ["--exchange", w]
     rows = subprocess.run(args, check=True, capture_output=True, text=True).stdout.splitlines()
@@ -54,10 +55,22 @@ def medians(rows, key, value):
 
 
 def fit_linear(points):
-    """x minimising sum(((t0 + s*x) - m) / m)^2 over (t0, s, m), at least 0."""
-    num = sum((m - t0) * s / m**2 for t0, s, m in points)
-    den = sum(s * s / m**2 for t0, s, m in points)
-    return max(0.0, num / den) if den > 0 else 0.0
+    """(c, x) minimising sum(((t0 + c + s*x) - m) / m)^2 over the points (t0, s, m): a per-call
+    cost c (every rank starts c later, so the makespan moves by c) and a slope's factor x, both
+    at least 0 (the normal equations of the 2x2 weighted least squares)."""
+    w = [1 / m**2 for _, _, m in points]
+    a11 = sum(w)
+    a12 = sum(wi * s for wi, (_, s, _) in zip(w, points))
+    a22 = sum(wi * s * s for wi, (_, s, _) in zip(w, points))
+    b1 = sum(wi * (m - t0) for wi, (t0, _, m) in zip(w, points))
+    b2 = sum(wi * (m - t0) * s for wi, (t0, s, m) in zip(w, points))
+    det = a11 * a22 - a12 * a12
+    c, x = (b1 * a22 - b2 * a12) / det, (a11 * b2 - a12 * b1) / det
+    if x < 0:
+        c, x = b1 / a11, 0.0
+    if c < 0:
+        c, x = 0.0, max(0.0, b2 / a22)
+    return c, x
 
 
 def main():
@@ -82,7 +95,7 @@ def main():
         t0 = simulate(cli, 2, n, c, [e])[e]
         t1 = simulate(cli, 2, n, c, [e], per_element=1e-3)[e]
         pts.append((t0, (t1 - t0) / 1e-3, m))
-    per_element = fit_linear(pts)
+    call_reducer, per_element = fit_linear(pts)
     # Per byte: osu_allreduce's schedules move the whole vector in every message; fitted on
     # the eager sizes, then the rendezvous step as the median residual above the limit.
     pts = []
@@ -92,28 +105,31 @@ def main():
             t0 = simulate(cli, 2, 2, c, [label], value_bytes=b)[label]
             t1 = simulate(cli, 2, 2, c, [label], beta=1e-3, value_bytes=b)[label]
             pts.append((t0, (t1 - t0) / 1e-3, m))
-    beta = fit_linear(pts)
-    residuals = [m - simulate(cli, 2, 2, c, ["schedule " + stages], beta=beta, value_bytes=b)["schedule " + stages]
+    call_osu, beta = fit_linear(pts)
+    residuals = [m - simulate(cli, 2, 2, c, ["schedule " + stages], beta=beta, value_bytes=b,
+                              per_call=call_osu)["schedule " + stages]
                  for (meth, stages, b), m in osu_med.items() if b > EAGER_LIMIT]
     step = max(0.0, statistics.median(residuals)) if residuals else 0.0
     with open(out / "simulate_fit.txt", "w") as f:
         f.write("# task-graph simulator constants (us): alpha_p/alpha_r from schedule_calibrate at p = 2,\n"
-                "# per_element fitted to reduction_bench medians, beta to osu_allreduce medians (p = 2)\n")
+                "# per_call_reducer and per_element fitted to reduction_bench medians, per_call_osu and beta\n"
+                "# to osu_allreduce medians at or below eager_limit, rendezvous_step above it (p = 2)\n")
         f.write(f"alpha_p {a_p}\nalpha_r {a_r}\nper_element {per_element}\nbeta {beta}\nper_value {T_OP_US}\n"
-                f"eager_limit {EAGER_LIMIT}\nrendezvous_step {step}\n")
+                f"eager_limit {EAGER_LIMIT}\nrendezvous_step {step}\nper_call_reducer {call_reducer}\n"
+                f"per_call_osu {call_osu}\n")
     print(f"alpha_p {a_p:.3f} us, alpha_r {a_r:.3f} us, per_element {1000 * per_element:.3f} ns, "
           f"beta {1000 * beta:.4f} ns/byte, per_value {1000 * T_OP_US} ns, rendezvous step {step:.3f} us "
-          f"above {EAGER_LIMIT} bytes")
+          f"above {EAGER_LIMIT} bytes, per call {call_reducer:.3f} us (reducer), {call_osu:.3f} us (osu_allreduce)")
 
     with open(out / "simulate_validation.csv", "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["source", "what", "n", "measured_us", "p1_us", "simulated_us"])
         for (e, n), m in sorted(red_med.items()):
-            s = simulate(cli, 2, n, c, [e], per_element=per_element, beta=beta, step=step)[e]
+            s = simulate(cli, 2, n, c, [e], per_element=per_element, beta=beta, step=step, per_call=call_reducer)[e]
             w.writerow(["reduction_bench", e, n, m, red_p1[(e, n)], s])
         for (meth, stages, b), m in sorted(osu_med.items()):
             label = "schedule " + stages
-            s = simulate(cli, 2, 2, c, [label], beta=beta, value_bytes=b, step=step)[label]
+            s = simulate(cli, 2, 2, c, [label], beta=beta, value_bytes=b, step=step, per_call=call_osu)[label]
             w.writerow(["osu_allreduce", f"{meth} ({stages})", b, m, osu_p1[(meth, stages, b)], s])
 
     with open(out / "simulate_scale.csv", "w") as f:
@@ -122,7 +138,7 @@ def main():
                 args = [cli, "simulate", "--p", str(p), "--n", str(n), "--distribution", "even-lower", "--model", "size",
                         "--alpha-p", str(a_p), "--alpha-r", str(a_r), "--beta", str(beta), "--per-element",
                         str(per_element), "--per-value", str(T_OP_US), "--eager-limit", str(EAGER_LIMIT),
-                        "--rendezvous-step", str(step), "--csv"]
+                        "--rendezvous-step", str(step), "--per-call", str(call_reducer), "--csv"]
                 for e in EXCHANGES + ["truncated_fibonacci", "truncated_binary", "mary4", "mary8"]:
                     args += ["--exchange", e]
                 f.write(subprocess.run(args, check=True, capture_output=True, text=True).stdout)
