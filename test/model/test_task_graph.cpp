@@ -260,6 +260,23 @@ BOOST_AUTO_TEST_CASE(rendezvous_waits_for_the_receive)
     }
 }
 
+BOOST_AUTO_TEST_CASE(loggp_message_costs_o_plus_l_plus_bytes_times_g)
+{
+    model::loggp lg;
+    lg.L = 2.0;
+    lg.o = 1.0;
+    lg.G = 0.01;
+    model::task_graph g(2);
+    g.send(0, 1, 1000);
+    g.receive(1, 0);
+    const auto t = model::simulate_graph(g, model::loggp_network(lg));
+    BOOST_CHECK_CLOSE(t.makespan, 1.0 + 2.0 + 1000 * 0.01, 1e-9);
+    BOOST_CHECK_CLOSE(t.ranks[0].busy, 0.5, 1e-9); // half of o on each side
+    BOOST_CHECK_CLOSE(t.ranks[1].busy, 0.5, 1e-9);
+    BOOST_CHECK_EQUAL(t.bytes, 1000U);
+    BOOST_CHECK(throws_with([] { model::loggp bad; bad.G = -1; model::loggp_network n(bad); }, "LogGP"));
+}
+
 BOOST_AUTO_TEST_CASE(invalid_graphs_are_named)
 {
     model::task_graph g(3);
