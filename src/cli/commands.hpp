@@ -31,5 +31,6 @@ int run_sum(const std::vector<std::string>& args, int& argc, char**& argv);
 int run_plan(const std::vector<std::string>& args, int& argc, char**& argv);
 int run_schedule(const std::vector<std::string>& args, int& argc, char**& argv);
 int run_calibrate(const std::vector<std::string>& args, int& argc, char**& argv);
+int run_simulate(const std::vector<std::string>& args, int& argc, char**& argv);
 
 } // namespace treefold::cli

@@ -35,6 +35,10 @@ const command commands[] = {
                   "      exchange::automatic's choice for N = 2^A .. 2^B doubles on P ranks (default 1 .. 24),\n"
                   "      written for TREEFOLD_CALIBRATION=FILE",
      &treefold::cli::run_calibrate},
+    {"simulate", "treefold simulate --p P [--n N] [--exchange E|all]... [--schedule TEXT]... [--model pipelining|loggp|size]\n"
+                 "      [--svg DIR]: task-graph simulation of exchanges and schedules: makespan, messages, critical\n"
+                 "      path, SVG timelines (no MPI)",
+     &treefold::cli::run_simulate},
 };
 
 void print_usage(std::FILE* out)

@@ -18,8 +18,8 @@ struct no_op {
     marker operator()(marker, marker) const { return 0; }
 };
 
-// Mirrors exchange::direct::plan::run with the same push, flush and receive order, counting
-// flushes of a non-empty buffer instead of sending.
+// Mirrors exchange::direct::plan::run with the same push, flush and receive order, recording
+// local nodes, flushes of a non-empty buffer (instead of sending) and receives as steps.
 class direct_replay {
 public:
     direct_replay(const block_layout& layout, int rank, direct_buffering rules)
@@ -27,23 +27,29 @@ public:
     {
     }
 
-    std::uint64_t run()
+    std::vector<direct_step> run()
     {
         for (const tree::node v : routes_.local_nodes) {
-            if (tree::cover_size(v, n_) > rules_.flush_before_elements) {
+            const index_t len = tree::cover_size(v, n_);
+            if (len > rules_.flush_before_elements) {
                 flush();
             }
+            steps_.push_back({direct_step::kind::local, -1, static_cast<std::uint64_t>(len)});
             push(v);
         }
         for (const auto& piece : routes_.incoming) {
             flush(); // the exchange flushes before every blocking receive
+            steps_.push_back({direct_step::kind::receive, piece.rank, 1});
             push(piece.v);
         }
         flush();
         if (next_out_ != routes_.outbound.size()) {
             throw std::logic_error("treefold: direct replay left outbound roots unsent (internal error)");
         }
-        return messages_;
+        for (const int r : routes_.reporters) {
+            steps_.push_back({direct_step::kind::report, r, 0});
+        }
+        return std::move(steps_);
     }
 
 private:
@@ -69,7 +75,7 @@ private:
     void flush()
     {
         if (buffered_ > 0) {
-            ++messages_;
+            steps_.push_back({direct_step::kind::send, target_, static_cast<std::uint64_t>(buffered_)});
             buffered_ = 0;
         }
     }
@@ -82,20 +88,31 @@ private:
     int target_ = -1;
     std::size_t buffered_ = 0;
     std::size_t next_out_ = 0;
-    std::uint64_t messages_ = 0;
+    std::vector<direct_step> steps_;
 };
 
 } // namespace
 
-std::uint64_t direct_rank_messages(const block_layout& layout, int rank, direct_buffering rules)
+std::vector<direct_step> direct_rank_steps(const block_layout& layout, int rank, direct_buffering rules)
 {
     if (rules.values_per_message == 0) {
         throw std::invalid_argument("treefold: a direct send buffer needs room for one value");
     }
     if (layout.block_of(rank).count == 0) {
-        return layout.size() > 0 ? 1 : 0; // an empty block only reports to the finisher
+        // An empty block only reports to the finisher.
+        return layout.size() > 0 ? std::vector<direct_step>{{direct_step::kind::send, layout.owner(0), 0}}
+                                 : std::vector<direct_step>{};
     }
     return direct_replay(layout, rank, rules).run();
+}
+
+std::uint64_t direct_rank_messages(const block_layout& layout, int rank, direct_buffering rules)
+{
+    std::uint64_t sends = 0;
+    for (const direct_step& s : direct_rank_steps(layout, rank, rules)) {
+        sends += s.what == direct_step::kind::send ? 1 : 0;
+    }
+    return sends;
 }
 
 std::uint64_t direct_exchange_messages(const block_layout& layout, direct_buffering rules)

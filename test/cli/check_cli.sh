@@ -87,7 +87,7 @@ grep -Eq '^even-lower +1 +512 +512' <<<"$out" && pass || fail "plan output: $out
 out="$("$tool" --version)"; rc=$?
 [[ $rc -eq 0 && "$out" =~ ^treefold\ [0-9]+\.[0-9]+\.[0-9]+$ ]] && pass || fail "--version: rc $rc, '$out'"
 [[ -z "$version" || "$out" == "treefold $version" ]] && pass || fail "--version says '$out', project is $version"
-for args in "plan:--t-send" "schedule:--calibration" "sum:--exchange" "calibrate:--out"; do
+for args in "plan:--t-send" "schedule:--calibration" "sum:--exchange" "calibrate:--out" "simulate:--svg"; do
   cmd="${args%%:*}"; option="${args#*:}"
   out="$("$tool" "$cmd" --help 2>&1)"; rc=$?
   [[ $rc -eq 0 && "$out" == "usage: "*"treefold $cmd"* && "$out" == *"$option"* ]] && pass \
@@ -117,6 +117,18 @@ expect_bad_serial "t-op must be a finite number >= 0" plan --n 10 --p 2 --t-op -
 expect_bad_serial "alpha-p must be a finite number >= 0" schedule --p 4 --alpha-p -1 --alpha-r 1
 expect_bad_serial "alpha-r must be a finite number >= 0" schedule --p 4 --alpha-p 1 --alpha-r -2
 expect_bad_serial "noise must be a finite number >= 0" schedule --p 4 --noise -1
+expect_bad_serial "give at least one --exchange or --schedule" simulate --p 4
+expect_bad_serial "no task graph for exchange 'ring'" simulate --p 4 --exchange ring
+expect_bad_serial "model must be pipelining, loggp or size" simulate --p 4 --exchange direct --model ideal
+expect_bad_serial "beta must be a finite number >= 0" simulate --p 4 --exchange direct --model size --beta -1
+expect_bad_serial "does not fit p = 3" simulate --p 3 --schedule "2 2"
+
+# simulate: the binomial reduce and broadcast at p = 4 with alpha_p 1, alpha_r 0.5 takes 6
+# (hand-checked in test_task_graph), six messages; its timeline is an SVG document.
+out="$("$tool" simulate --p 4 --exchange binomial --alpha-p 1 --alpha-r 0.5 --csv --svg "$work/svg")"
+[[ "$out" == pipelining,4,4,binomial,6,6,* ]] && pass || fail "simulate binomial p = 4: $out"
+svg="$work/svg/binomial_p4_n4.svg"
+[[ -f "$svg" && "$(head -c 5 "$svg")" == "<?xml" && "$(tail -n 1 "$svg")" == "</svg>" ]] && pass || fail "simulate wrote no SVG timeline at $svg"
 
 # Not a regular file: refused at once (a FIFO used to block rank 0 in open() for ever).
 mkfifo "$work/fifo"

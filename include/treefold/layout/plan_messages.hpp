@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 namespace treefold::layout {
 
@@ -23,6 +24,23 @@ namespace treefold::layout {
 /// changes, when it is full, before a large local node, before every receive and at the
 /// end. An empty block sends one report to the finisher. O(log N) per rank.
 std::uint64_t direct_rank_messages(const block_layout& layout, int rank, direct_buffering rules = {});
+
+/// One step of a rank's part in the direct exchange, in the order the rank takes it.
+struct direct_step {
+    enum class kind {
+        local,   ///< a local node computed and pushed: `values` elements of the block
+        send,    ///< a message of `values` values to `peer` (0 values: an empty block's report)
+        receive, ///< one incoming piece from `peer` (several may share one message)
+        report   ///< on the finisher, after its own work: the report of the empty block of `peer`
+    };
+    kind what = kind::local;
+    int peer = -1;            ///< target (send) or source (receive, report); -1 for local
+    std::uint64_t values = 0; ///< elements (local), values in the message (send), 1 (receive), 0 (report)
+};
+
+/// The steps rank `rank` takes in one call of the direct exchange (the replay that
+/// direct_rank_messages counts; a task-graph simulator turns them into tasks). O(log N).
+std::vector<direct_step> direct_rank_steps(const block_layout& layout, int rank, direct_buffering rules = {});
 
 /// Reports of empty blocks to the finisher under the direct and one-sided exchanges: one
 /// per empty block (none when N = 0).

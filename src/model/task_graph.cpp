@@ -1,0 +1,582 @@
+// Task-graph simulator (see include/treefold/model/task_graph.hpp).
+#include "treefold/model/task_graph.hpp"
+
+#include "treefold/layout/plan_messages.hpp"
+#include "treefold/tree/decompose.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <ostream>
+#include <queue>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <utility>
+
+namespace treefold::model {
+
+namespace {
+
+void require_rank(int rank, int ranks, const char* what)
+{
+    if (rank < 0 || rank >= ranks) {
+        throw std::invalid_argument("treefold: task graph " + std::string(what) + " rank " + std::to_string(rank) +
+                                    " is outside 0.." + std::to_string(ranks - 1));
+    }
+}
+
+bool finite_nonnegative(double x) { return std::isfinite(x) && x >= 0; }
+
+} // namespace
+
+task_graph::task_graph(int ranks) : ranks_(ranks)
+{
+    if (ranks < 1) {
+        throw std::invalid_argument("treefold: a task graph needs at least one rank, not " + std::to_string(ranks));
+    }
+}
+
+std::size_t task_graph::add(task t)
+{
+    for (const std::size_t a : t.after) {
+        if (a >= tasks_.size()) {
+            throw std::invalid_argument("treefold: a task may only come after tasks added before it (task " +
+                                        std::to_string(a) + " does not exist yet)");
+        }
+    }
+    matched_ = false;
+    tasks_.push_back(std::move(t));
+    return tasks_.size() - 1;
+}
+
+std::size_t task_graph::compute(int rank, double duration, std::vector<std::size_t> after)
+{
+    require_rank(rank, ranks_, "compute");
+    if (!finite_nonnegative(duration)) {
+        throw std::invalid_argument("treefold: a compute task's duration must be finite and >= 0");
+    }
+    task t;
+    t.rank = rank;
+    t.duration = duration;
+    t.after = std::move(after);
+    return add(std::move(t));
+}
+
+std::size_t task_graph::send(int from, int to, std::uint64_t bytes, std::vector<std::size_t> after)
+{
+    require_rank(from, ranks_, "send from");
+    require_rank(to, ranks_, "send to");
+    if (from == to) {
+        throw std::invalid_argument("treefold: rank " + std::to_string(from) + " cannot send to itself in a task graph");
+    }
+    task t;
+    t.kind = task_kind::send;
+    t.rank = from;
+    t.peer = to;
+    t.bytes = bytes;
+    t.after = std::move(after);
+    return add(std::move(t));
+}
+
+std::size_t task_graph::receive(int to, int from, std::vector<std::size_t> after)
+{
+    require_rank(to, ranks_, "receive on");
+    require_rank(from, ranks_, "receive from");
+    if (from == to) {
+        throw std::invalid_argument("treefold: rank " + std::to_string(to) + " cannot receive from itself in a task graph");
+    }
+    task t;
+    t.kind = task_kind::receive;
+    t.rank = to;
+    t.peer = from;
+    t.after = std::move(after);
+    return add(std::move(t));
+}
+
+void task_graph::matched()
+{
+    if (matched_) {
+        return;
+    }
+    // Per (sender, receiver): the sends and the receives in the order they were added.
+    std::map<std::pair<int, int>, std::pair<std::vector<std::size_t>, std::vector<std::size_t>>> pairs;
+    for (std::size_t i = 0; i < tasks_.size(); ++i) {
+        const task& t = tasks_[i];
+        if (t.kind == task_kind::send) {
+            pairs[{t.rank, t.peer}].first.push_back(i);
+        } else if (t.kind == task_kind::receive) {
+            pairs[{t.peer, t.rank}].second.push_back(i);
+        }
+    }
+    for (const auto& [pair, lists] : pairs) {
+        const auto& [sends, receives] = lists;
+        if (sends.size() != receives.size()) {
+            throw std::invalid_argument("treefold: rank " + std::to_string(pair.first) + " sends " +
+                                        std::to_string(sends.size()) + " messages to rank " + std::to_string(pair.second) +
+                                        ", which receives " + std::to_string(receives.size()));
+        }
+        for (std::size_t k = 0; k < sends.size(); ++k) {
+            tasks_[sends[k]].match = receives[k];
+            tasks_[receives[k]].match = sends[k];
+            tasks_[receives[k]].bytes = tasks_[sends[k]].bytes;
+        }
+    }
+    matched_ = true;
+}
+
+std::uint64_t task_graph::messages() const
+{
+    return static_cast<std::uint64_t>(
+        std::count_if(tasks_.begin(), tasks_.end(), [](const task& t) { return t.kind == task_kind::send; }));
+}
+
+pipelining_network::pipelining_network(const params& m) : m_(m) { m_.check(); }
+
+loggp_network::loggp_network(const loggp& m) : m_(m)
+{
+    if (!finite_nonnegative(m.L) || !finite_nonnegative(m.o) || !finite_nonnegative(m.G)) {
+        throw std::invalid_argument("treefold: LogGP L, o and G must be finite and >= 0");
+    }
+}
+
+void size_params::check() const
+{
+    if (!finite_nonnegative(alpha_p) || !finite_nonnegative(beta) || !finite_nonnegative(rendezvous_step)) {
+        throw std::invalid_argument("treefold: size-aware model alpha_p, beta and rendezvous_step must be finite and >= 0");
+    }
+    if (!(std::isfinite(alpha_r) && alpha_r > 0)) {
+        throw std::invalid_argument("treefold: size-aware model alpha_r must be finite and > 0");
+    }
+}
+
+size_aware_network::size_aware_network(const size_params& m) : m_(m) { m_.check(); }
+
+timeline simulate_graph(task_graph& g, const network& net)
+{
+    g.matched();
+    const auto& tasks = g.tasks();
+    const std::size_t n = tasks.size();
+    const auto p = static_cast<std::size_t>(g.ranks());
+    timeline out;
+    out.times.resize(n);
+    out.ranks.resize(p);
+
+    // Readiness: a task waits for its predecessors; a receive also for its send.
+    std::vector<std::size_t> waiting(n, 0);
+    std::vector<std::vector<std::size_t>> next(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        for (const std::size_t a : tasks[i].after) {
+            ++waiting[i];
+            next[a].push_back(i);
+        }
+        if (tasks[i].kind == task_kind::receive) {
+            ++waiting[i];
+            next[tasks[i].match].push_back(i);
+        }
+    }
+    using entry = std::pair<double, std::size_t>; // (ready time, task): earliest first, then added first
+    std::priority_queue<entry, std::vector<entry>, std::greater<>> ready;
+    // A ready task's time and what bound it there (its port comes later).
+    auto make_ready = [&](std::size_t i) {
+        const task& t = tasks[i];
+        task_time& tt = out.times[i];
+        double post = 0;
+        for (const std::size_t a : t.after) {
+            if (tt.bound == bound_by::nothing || out.times[a].end > post) {
+                post = out.times[a].end;
+                tt.bound = bound_by::dependency;
+                tt.by = a;
+            }
+        }
+        double at = post;
+        if (t.kind == task_kind::receive) {
+            const double sent = out.times[t.match].end;
+            tt.arrival = (net.rendezvous(t.bytes) ? std::max(sent, post) : sent) + net.latency(t.bytes);
+            if (tt.arrival > post || tt.bound == bound_by::nothing) {
+                tt.bound = bound_by::message;
+                tt.by = t.match;
+            }
+            at = std::max(post, tt.arrival);
+        }
+        ready.push({at, i});
+    };
+    for (std::size_t i = 0; i < n; ++i) {
+        if (waiting[i] == 0) {
+            make_ready(i);
+        }
+    }
+    std::vector<double> cpu_free(p, 0.0);
+    std::vector<std::size_t> cpu_last(p, no_task);
+    std::vector<double> recv_end(p, 0.0);
+    std::vector<std::size_t> recv_last(p, no_task);
+    std::size_t done = 0;
+    while (!ready.empty()) {
+        const auto [at, i] = ready.top();
+        ready.pop();
+        const task& t = tasks[i];
+        task_time& tt = out.times[i];
+        const auto r = static_cast<std::size_t>(t.rank);
+        if (t.kind == task_kind::receive) {
+            const double ov = net.receive_overhead(t.bytes);
+            const double earliest = recv_last[r] == no_task ? 0.0 : recv_end[r] + std::max(net.receive_gap(t.bytes), ov);
+            tt.end = std::max(at + ov, earliest);
+            tt.start = tt.end - ov;
+            if (recv_last[r] != no_task && earliest > at + ov) {
+                tt.bound = bound_by::port;
+                tt.by = recv_last[r];
+            }
+            recv_end[r] = tt.end;
+            recv_last[r] = i;
+        } else {
+            const double run = t.kind == task_kind::send ? net.send_overhead(t.bytes) : t.duration;
+            tt.start = std::max(at, cpu_free[r]);
+            if (cpu_last[r] != no_task && cpu_free[r] > at) {
+                tt.bound = bound_by::port;
+                tt.by = cpu_last[r];
+            }
+            tt.end = tt.start + run;
+            cpu_free[r] = tt.end;
+            cpu_last[r] = i;
+        }
+        ++done;
+        for (const std::size_t j : next[i]) {
+            if (--waiting[j] == 0) {
+                make_ready(j);
+            }
+        }
+    }
+    if (done != n) {
+        throw std::logic_error("treefold: the task graph has a cycle (" + std::to_string(n - done) + " tasks never ran)");
+    }
+
+    std::size_t last = no_task;
+    for (std::size_t i = 0; i < n; ++i) {
+        const task& t = tasks[i];
+        const task_time& tt = out.times[i];
+        rank_stats& rs = out.ranks[static_cast<std::size_t>(t.rank)];
+        rs.busy += tt.end - tt.start;
+        rs.finish = std::max(rs.finish, tt.end);
+        if (t.kind == task_kind::send) {
+            ++rs.sent;
+            rs.bytes_sent += t.bytes;
+            ++out.messages;
+            out.bytes += t.bytes;
+        } else if (t.kind == task_kind::receive) {
+            ++rs.received;
+            rs.bytes_received += t.bytes;
+        }
+        if (last == no_task || tt.end > out.times[last].end) {
+            last = i;
+        }
+    }
+    out.makespan = last == no_task ? 0.0 : out.times[last].end;
+    for (rank_stats& rs : out.ranks) {
+        rs.idle = std::max(0.0, out.makespan - rs.busy);
+    }
+    // Back from the task that ends last along what bound each start.
+    std::vector<path_step> path;
+    for (std::size_t i = last; i != no_task;) {
+        const task_time& tt = out.times[i];
+        path_step s{i, tt.bound, 0.0, tt.end - tt.start};
+        const std::size_t before = tt.bound == bound_by::nothing ? no_task : tt.by;
+        s.wait = tt.start - (before == no_task ? 0.0 : out.times[before].end);
+        path.push_back(s);
+        i = before;
+    }
+    out.critical_path.assign(path.rbegin(), path.rend());
+    return out;
+}
+
+partial_bytes scalar_partials(std::uint64_t value_bytes)
+{
+    return [value_bytes](int, int) { return value_bytes; };
+}
+
+partial_bytes frontier_partials(const layout::block_layout& layout, std::uint64_t value_bytes)
+{
+    return [starts = layout::position_starts(layout), n = layout.size(), value_bytes](int lo, int hi) {
+        const auto s = starts[static_cast<std::size_t>(lo)];
+        const auto e = starts[static_cast<std::size_t>(hi)];
+        return static_cast<std::uint64_t>(tree::maximal_node_count(s, e, n)) * value_bytes;
+    };
+}
+
+task_graph schedule_graph(const topology::schedule& s, int p, const partial_bytes& bytes, const work_costs& work,
+                          const std::function<double(int)>& local)
+{
+    s.check(p);
+    task_graph g(p);
+    const double vb = static_cast<double>(std::max<std::uint64_t>(work.value_bytes, 1));
+    for (int q = 0; q < p; ++q) {
+        std::size_t prev = local || work.per_call > 0 ? g.compute(q, work.per_call + (local ? local(q) : 0.0)) : no_task;
+        for (const topology::round_plan& rp : topology::rounds_of(s, p, q)) {
+            const std::vector<std::size_t> start = prev == no_task ? std::vector<std::size_t>{} : std::vector<std::size_t>{prev};
+            std::vector<std::size_t> round;
+            for (const int to : rp.to) {
+                round.push_back(g.send(q, to, bytes(rp.lo, rp.hi), start));
+            }
+            double values = 0;
+            for (const auto& src : rp.from) {
+                round.push_back(g.receive(q, src.position, start));
+                values += static_cast<double>(bytes(src.lo, src.hi)) / vb;
+            }
+            if (prev != no_task) {
+                round.push_back(prev);
+            }
+            prev = g.compute(q, work.per_value * values, std::move(round));
+        }
+    }
+    return g;
+}
+
+void add_broadcast(task_graph& g, int root, std::uint64_t bytes, const std::vector<std::size_t>& after)
+{
+    const int p = g.ranks();
+    require_rank(root, p, "broadcast root");
+    if (after.size() != static_cast<std::size_t>(p)) {
+        throw std::invalid_argument("treefold: add_broadcast needs one task (or no_task) per rank");
+    }
+    for (int me = 0; me < p; ++me) {
+        const std::size_t a = after[static_cast<std::size_t>(me)];
+        std::vector<std::size_t> prev = a == no_task ? std::vector<std::size_t>{} : std::vector<std::size_t>{a};
+        const int rel = (me - root + p) % p;
+        int mask = 1;
+        while (mask < p) {
+            if ((rel & mask) != 0) {
+                prev = {g.receive(me, (rel - mask + root) % p, prev)};
+                break;
+            }
+            mask <<= 1;
+        }
+        for (mask >>= 1; mask > 0; mask >>= 1) {
+            if (rel + mask < p) {
+                g.send(me, (rel + mask + root) % p, bytes, prev);
+            }
+        }
+    }
+}
+
+std::size_t add_tree_position(task_graph& g, int position, int parent, const std::vector<topology::tree_child>& children,
+                              double local, const partial_bytes& bytes, const work_costs& work)
+{
+    const double vb = static_cast<double>(std::max<std::uint64_t>(work.value_bytes, 1));
+    std::vector<std::size_t> received;
+    for (const auto& c : children) {
+        received.push_back(g.receive(position, c.position)); // pre-posted: no predecessor
+    }
+    std::size_t acc = g.compute(position, work.per_call + local);
+    int lo = position;
+    int hi = position + 1;
+    for (std::size_t k = 0; k < children.size(); ++k) {
+        const auto& c = children[k];
+        lo = std::min(lo, c.subtree_begin);
+        hi = std::max(hi, c.subtree_end);
+        const double values = static_cast<double>(bytes(c.subtree_begin, c.subtree_end)) / vb;
+        acc = g.compute(position, work.per_value * values, {acc, received[k]});
+    }
+    return parent < 0 ? acc : g.send(position, parent, bytes(lo, hi), {acc});
+}
+
+task_graph direct_graph(const layout::block_layout& layout, const work_costs& work, layout::direct_buffering rules)
+{
+    const int p = layout.ranks();
+    std::vector<std::vector<layout::direct_step>> steps;
+    // Values of every message per (sender, receiver), in send order: a receiver's inbox holds one.
+    std::map<std::pair<int, int>, std::vector<std::uint64_t>> sizes;
+    for (int r = 0; r < p; ++r) {
+        steps.push_back(layout::direct_rank_steps(layout, r, rules));
+        for (const auto& s : steps.back()) {
+            if (s.what == layout::direct_step::kind::send) {
+                sizes[{r, s.peer}].push_back(s.values);
+            }
+        }
+    }
+    task_graph g(p);
+    std::vector<std::size_t> last(static_cast<std::size_t>(p), no_task);
+    for (int r = 0; r < p; ++r) {
+        std::size_t prev = g.compute(r, work.per_call);
+        auto after = [&prev] { return prev == no_task ? std::vector<std::size_t>{} : std::vector<std::size_t>{prev}; };
+        int inbox_source = -1;
+        std::uint64_t inbox_left = 0;
+        std::map<int, std::size_t> taken; // messages taken per source
+        for (const auto& s : steps[static_cast<std::size_t>(r)]) {
+            switch (s.what) {
+            case layout::direct_step::kind::local:
+                prev = g.compute(r, work.per_element * static_cast<double>(s.values), after());
+                break;
+            case layout::direct_step::kind::send:
+                prev = g.send(r, s.peer, s.values * work.value_bytes, after());
+                break;
+            case layout::direct_step::kind::receive:
+                if (inbox_source != s.peer || inbox_left == 0) {
+                    const auto& from = sizes[{s.peer, r}];
+                    std::size_t& k = taken[s.peer];
+                    if (k >= from.size()) {
+                        throw std::logic_error("treefold: direct replay receives more from rank " + std::to_string(s.peer) +
+                                               " than it sends (internal error)");
+                    }
+                    inbox_left = from[k++];
+                    inbox_source = s.peer;
+                    prev = g.receive(r, s.peer, after());
+                }
+                --inbox_left;
+                prev = g.compute(r, work.per_value, after());
+                break;
+            case layout::direct_step::kind::report:
+                prev = g.receive(r, s.peer, after());
+                break;
+            }
+        }
+        last[static_cast<std::size_t>(r)] = prev;
+    }
+    if (layout.size() > 0) {
+        add_broadcast(g, layout.owner(0), work.value_bytes, last);
+    }
+    return g;
+}
+
+namespace {
+
+template <class Shape>
+task_graph tree_exchange_graph(const layout::block_layout& layout, const work_costs& work)
+{
+    const auto order = layout.index_order();
+    return tree_graph<Shape>(layout.ranks(), frontier_partials(layout, work.value_bytes),
+                             [&](int q) {
+                                 const auto c = layout.block_of(order[static_cast<std::size_t>(q)]).count;
+                                 return work.per_element * static_cast<double>(c);
+                             },
+                             work);
+}
+
+} // namespace
+
+task_graph exchange_graph(std::string_view name, const layout::block_layout& layout, const work_costs& work)
+{
+    if (name == "direct") {
+        return direct_graph(layout, work);
+    }
+    if (name == "binomial") {
+        return tree_exchange_graph<topology::binomial>(layout, work);
+    }
+    if (name == "fibonacci") {
+        return tree_exchange_graph<topology::fibonacci>(layout, work);
+    }
+    if (name == "binary") {
+        return tree_exchange_graph<topology::binary>(layout, work);
+    }
+    if (name == "truncated_fibonacci") {
+        return tree_exchange_graph<topology::truncated_fibonacci>(layout, work);
+    }
+    if (name == "truncated_binary") {
+        return tree_exchange_graph<topology::truncated_binary>(layout, work);
+    }
+    if (name == "mary4") {
+        return tree_exchange_graph<topology::m_ary<4>>(layout, work);
+    }
+    if (name == "mary8") {
+        return tree_exchange_graph<topology::m_ary<8>>(layout, work);
+    }
+    if (name == "schedule_rd") {
+        const int p = layout.ranks();
+        const auto order = layout.index_order();
+        return schedule_graph(topology::recursive_doubling(p), p, frontier_partials(layout, work.value_bytes), work,
+                              [&](int q) {
+                                  const auto c = layout.block_of(order[static_cast<std::size_t>(q)]).count;
+                                  return work.per_element * static_cast<double>(c);
+                              });
+    }
+    std::string names;
+    for (const auto n : simulated_exchanges) {
+        names += (names.empty() ? "" : ", ") + std::string(n);
+    }
+    throw std::invalid_argument("treefold: no task graph for exchange '" + std::string(name) + "' (simulated: " + names + ")");
+}
+
+namespace {
+
+std::string escaped(const std::string& s)
+{
+    std::string out;
+    for (const char c : s) {
+        switch (c) {
+        case '&': out += "&amp;"; break;
+        case '<': out += "&lt;"; break;
+        case '>': out += "&gt;"; break;
+        case '"': out += "&quot;"; break;
+        default: out += c;
+        }
+    }
+    return out;
+}
+
+const char* fill_of(task_kind k)
+{
+    switch (k) {
+    case task_kind::send: return "#4a7bd0";
+    case task_kind::receive: return "#3fa34d";
+    case task_kind::compute: break;
+    }
+    return "#999999";
+}
+
+} // namespace
+
+void write_svg(std::ostream& out, const task_graph& g, const timeline& t, const svg_options& o)
+{
+    if (t.times.size() != g.tasks().size()) {
+        throw std::invalid_argument("treefold: write_svg needs the timeline of this task graph");
+    }
+    const int lanes = std::min(g.ranks(), std::max(o.max_ranks, 1));
+    const double left = 60;
+    const double top = 30;
+    const double span = t.makespan > 0 ? t.makespan : 1.0;
+    const double scale = o.width / span;
+    const double height = top + lanes * o.lane + 40;
+    auto x_of = [&](double time) { return left + time * scale; };
+    auto y_of = [&](int rank) { return top + rank * o.lane; };
+    std::vector<bool> critical(g.tasks().size(), false);
+    for (const auto& s : t.critical_path) {
+        critical[s.task] = true;
+    }
+    out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+        << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << left + o.width + 20 << "\" height=\"" << height
+        << "\" font-family=\"sans-serif\" font-size=\"10\">\n";
+    out << "<text x=\"" << left << "\" y=\"16\" font-size=\"12\">" << escaped(o.title) << " (makespan " << t.makespan
+        << ")</text>\n";
+    for (int r = 0; r < lanes; ++r) {
+        out << "<text x=\"4\" y=\"" << y_of(r) + o.lane * 0.7 << "\">rank " << r << "</text>\n";
+    }
+    const auto& tasks = g.tasks();
+    for (std::size_t i = 0; i < tasks.size(); ++i) {
+        if (tasks[i].rank >= lanes) {
+            continue;
+        }
+        const task_time& tt = t.times[i];
+        out << "<rect x=\"" << x_of(tt.start) << "\" y=\"" << y_of(tasks[i].rank) + 2 << "\" width=\""
+            << std::max((tt.end - tt.start) * scale, 0.5) << "\" height=\"" << o.lane - 4 << "\" fill=\""
+            << fill_of(tasks[i].kind) << "\"" << (critical[i] ? " stroke=\"red\" stroke-width=\"1.5\"" : "") << "/>\n";
+    }
+    for (std::size_t i = 0; i < tasks.size(); ++i) {
+        const task& s = tasks[i];
+        if (s.kind != task_kind::send || s.rank >= lanes || s.peer >= lanes) {
+            continue;
+        }
+        const task_time& rt = t.times[s.match];
+        out << "<line x1=\"" << x_of(t.times[i].end) << "\" y1=\"" << y_of(s.rank) + o.lane / 2 << "\" x2=\""
+            << x_of(rt.arrival) << "\" y2=\"" << y_of(s.peer) + o.lane / 2 << "\" stroke=\""
+            << (critical[s.match] && t.times[s.match].bound == bound_by::message ? "red" : "#333333")
+            << "\" stroke-width=\"0.6\"/>\n";
+    }
+    const double axis = top + lanes * o.lane + 8;
+    out << "<line x1=\"" << left << "\" y1=\"" << axis << "\" x2=\"" << left + o.width << "\" y2=\"" << axis
+        << "\" stroke=\"black\"/>\n";
+    for (int k = 0; k <= 5; ++k) {
+        const double time = span * k / 5;
+        out << "<text x=\"" << x_of(time) << "\" y=\"" << axis + 14 << "\" text-anchor=\"middle\">" << time << "</text>\n";
+    }
+    out << "</svg>\n";
+}
+
+} // namespace treefold::model
