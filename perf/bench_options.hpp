@@ -32,4 +32,17 @@ parse_options(int argc, char** argv, const char* program, const boost::program_o
     return vm;
 }
 
+/// True when --help was given; rank 0 has then printed the options (the caller returns 0).
+inline bool help_requested(const boost::program_options::variables_map& vm,
+                           const boost::program_options::options_description& desc, const boost::mpi::communicator& comm)
+{
+    if (vm.count("help") == 0) {
+        return false;
+    }
+    if (comm.rank() == 0) {
+        std::cout << desc;
+    }
+    return true;
+}
+
 } // namespace treefold::perf

@@ -3,7 +3,7 @@
 // array, for any distribution policy.
 //
 //   mpirun -n P reduction_bench [FILE | --n N --kind loglik|mixed|cancel]
-//          [--distribution D] [--modes treefold,one_call,baseline,fast,allreduce1]
+//          [--distribution D[,D...]] [--modes treefold,one_call,baseline,fast,allreduce1]
 //          [--exchanges direct,binomial,fibonacci,binary,one_sided,schedule_best,native,automatic
 //                       (or schedule_rd, schedule_heuristic)]
 //          [--reps 100] [--discard 8] [--no-header]
@@ -14,11 +14,15 @@
 // kernel_fastmath_ceiling.cpp + MPI_Allreduce), `allreduce1` (MPI_Allreduce of one double and
 // nothing else: the latency floor any method pays).
 //
+// Several distributions (a comma list) are timed in one run: every method once per
+// distribution, all interleaved call by call.
+//
 // Protocol: load and distribute once; per call a barrier, MPI_Wtime around the call, max over
 // ranks; methods interleaved call by call; `--reps` calls each, the first and last `--discard`
 // dropped; median, 1st and 99th percentile. Messages and bytes are per call summed over ranks
 // (the reducer's own point-to-point counters; `na` where MPI's collective hides them, and 0
 // for the native exchange, whose messages are the MPI library's). CSV on stdout, comment lines start with '#'.
+#include "baselines.hpp"
 #include "bench_options.hpp"
 #include "bench_util.hpp"
 #include "treefold/all_reduce.hpp"
@@ -38,17 +42,12 @@
 #include <cstring>
 #include <filesystem>
 #include <functional>
-#include <iostream>
 #include <memory>
 #include <numeric>
 #include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
-
-namespace treefold::perf {
-double fastmath_sum(const double* x, std::size_t n); // kernel_fastmath_ceiling.cpp (irreproducible)
-}
 
 namespace mpi = boost::mpi;
 namespace po = boost::program_options;
@@ -57,6 +56,7 @@ using namespace treefold;
 namespace {
 
 struct method {
+    std::string distribution;
     std::string mode;
     std::string exchange;
     std::function<double()> call;
@@ -66,13 +66,6 @@ struct method {
 bool selected(const std::vector<std::string>& list, const std::string& name)
 {
     return std::find(list.begin(), list.end(), name) != list.end();
-}
-
-double mpi_sum(double local, const mpi::communicator& comm)
-{
-    double total = 0.0;
-    MPI_Allreduce(&local, &total, 1, MPI_DOUBLE, MPI_SUM, comm);
-    return total;
 }
 
 /// A reproducible-sum method over exchange E (the reducer lives as long as the method).
@@ -85,7 +78,7 @@ method treefold_method(const std::string& exchange_name, const mpi::communicator
     if constexpr (std::is_same_v<E, exchange::automatic>) {
         name += ":" + std::string(r->exchange_used());
     }
-    return {"treefold", name, [r, &local] { return r->all_reduce(local); },
+    return {"", "treefold", name, [r, &local] { return r->all_reduce(local); },
             [r] { return r->last_counters(); }};
 }
 
@@ -108,7 +101,7 @@ int main(int argc, char** argv)
         "n", po::value(&n)->default_value(n), "synthetic: number of values")(
         "kind", po::value(&kind)->default_value(kind), "synthetic: loglik | mixed | cancel")(
         "distribution", po::value(&dist_name)->default_value(dist_name),
-        "even-lower | even-upper | power-of-two | aligned:ALPHA")(
+        "even-lower | even-upper | power-of-two | aligned:ALPHA, or a comma list of them")(
         "modes", po::value(&modes_arg)->default_value(modes_arg), "comma list of modes")(
         "exchanges", po::value(&exchanges_arg)->default_value(exchanges_arg),
         ("comma list of treefold exchanges: " + exchange::exchange_name_list()).c_str())(
@@ -123,10 +116,15 @@ int main(int argc, char** argv)
         return 2;
     }
     const po::variables_map& vm = *parsed;
-    std::optional<layout::distribution> dist;
+    std::vector<layout::distribution> dists;
     std::optional<io::synthetic_kind> synthetic;
     try {
-        dist = layout::distribution::parse(dist_name);
+        for (const auto& d : perf::split_list(dist_name)) {
+            dists.push_back(layout::distribution::parse(d));
+        }
+        if (dists.empty()) {
+            throw std::invalid_argument("--distribution names no distribution");
+        }
         if (!vm.count("file")) {
             synthetic = io::parse_synthetic_kind(kind);
         }
@@ -147,10 +145,7 @@ int main(int argc, char** argv)
         }
         return 2;
     }
-    if (vm.count("help")) {
-        if (world.rank() == 0) {
-            std::cout << desc;
-        }
+    if (perf::help_requested(vm, desc, world)) {
         return 0;
     }
     const auto modes = perf::split_list(modes_arg);
@@ -182,38 +177,49 @@ int main(int argc, char** argv)
         }
         return 2;
     }
-    const auto l = layout::block_layout::from_counts(dist->counts(n, p));
-    std::vector<double> local;
-    if (synthetic) {
-        const auto b = l.block_of(world.rank());
-        local = io::synthetic_values(*synthetic, b.start, b.count);
-    } else {
-        local = collective::scatter_blocks(world, all, l);
-        all = {};
-    }
-
+    // One layout and one local block per distribution; `locals` never reallocates, the methods
+    // hold references into it.
+    std::vector<std::vector<double>> locals;
+    locals.reserve(dists.size());
     std::vector<method> methods;
-    if (selected(modes, "treefold")) {
-        for (const auto& e : exchanges) {
-            methods.push_back(exchange::visit_by_name(e, [&](auto type) {
-                return treefold_method<typename decltype(type)::type>(e, world, l, local);
-            }));
+    for (const auto& dist : dists) {
+        const auto l = layout::block_layout::from_counts(dist.counts(n, p));
+        if (synthetic) {
+            const auto b = l.block_of(world.rank());
+            locals.push_back(io::synthetic_values(*synthetic, b.start, b.count));
+        } else {
+            locals.push_back(collective::scatter_blocks(world, all, l));
+        }
+        const std::vector<double>& local = locals.back();
+        const std::size_t first = methods.size();
+        if (selected(modes, "treefold")) {
+            for (const auto& e : exchanges) {
+                methods.push_back(exchange::visit_by_name(e, [&](auto type) {
+                    return treefold_method<typename decltype(type)::type>(e, world, l, local);
+                }));
+            }
+        }
+        if (selected(modes, "one_call")) { // treefold::all_reduce: the plan cached on the communicator
+            methods.push_back({"", "one_call", "automatic", [&world, &local] { return treefold::all_reduce(world, local); }, {}});
+        }
+        if (selected(modes, "baseline")) {
+            methods.push_back({"", "baseline", "mpi_allreduce", [&world, &local] {
+                                   return perf::mpi_sum(std::accumulate(local.begin(), local.end(), 0.0), world);
+                               }, {}});
+        }
+        if (selected(modes, "fast")) {
+            methods.push_back({"", "fast", "mpi_allreduce", [&world, &local] {
+                                   return perf::mpi_sum(perf::fastmath_sum(local.data(), local.size()), world);
+                               }, {}});
+        }
+        if (selected(modes, "allreduce1")) {
+            methods.push_back({"", "allreduce1", "mpi_allreduce", [&world] { return perf::mpi_sum(1.0, world); }, {}});
+        }
+        for (std::size_t i = first; i < methods.size(); ++i) {
+            methods[i].distribution = dist.name();
         }
     }
-    if (selected(modes, "one_call")) { // treefold::all_reduce: the plan cached on the communicator
-        methods.push_back({"one_call", "automatic", [&] { return treefold::all_reduce(world, local); }, {}});
-    }
-    if (selected(modes, "baseline")) {
-        methods.push_back({"baseline", "mpi_allreduce",
-                           [&] { return mpi_sum(std::accumulate(local.begin(), local.end(), 0.0), world); }, {}});
-    }
-    if (selected(modes, "fast")) {
-        methods.push_back({"fast", "mpi_allreduce",
-                           [&] { return mpi_sum(perf::fastmath_sum(local.data(), local.size()), world); }, {}});
-    }
-    if (selected(modes, "allreduce1")) {
-        methods.push_back({"allreduce1", "mpi_allreduce", [&] { return mpi_sum(1.0, world); }, {}});
-    }
+    all = {};
 
     if (world.rank() == 0) {
         if (!vm.count("no-header")) {
@@ -251,7 +257,7 @@ int main(int argc, char** argv)
             std::memcpy(&bits, &result, sizeof bits);
             std::printf("%s,%d,%s,%" PRIu64 ",%s,%s,%s,%s,%zu,%.3f,%.3f,%.3f,%s,%s,%.17g,%016" PRIX64 "\n",
                         perf::machine().c_str(), p, perf::oversubscribed(p) ? "yes" : "no", n, dataset.c_str(),
-                        m.mode.c_str(), dist->name().c_str(), m.exchange.c_str(), kept.size(),
+                        m.mode.c_str(), m.distribution.c_str(), m.exchange.c_str(), kept.size(),
                         perf::quantile(kept, 0.5), perf::quantile(kept, 0.01), perf::quantile(kept, 0.99),
                         messages.c_str(), bytes.c_str(), result, bits);
             std::fflush(stdout);
