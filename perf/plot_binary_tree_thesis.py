@@ -37,7 +37,7 @@ def fig2_3(path, out_dir):
     by = defaultdict(list)
     for r in rows:
         n, p = to_int(r["n"]), to_int(r["p"])
-        i = round(math.log2(n / p))
+        i = min(range(41), key=lambda k: abs(n - p * 2 ** k))  # the range's centre p * 2^i
         by[(r["distribution"], i)].append((n, to_int(r["messages_unbuffered"]), to_int(r["messages_reduce"])))
     dists = sorted({d for d, _ in by})
     exps = sorted({i for _, i in by})
@@ -146,7 +146,7 @@ def table4_2(real_path, virtual_path, out_dir):
     methods = ["treefold", "baseline", "fast"]
     cols = [("real", None, "real p = 1..8, 16, 17"),
             ("virtual", THESIS_P, "virtual p = 1, 17, .., 241"),
-            ("virtual", None, "virtual p = 1..8, 16, 1..241, 1024, 4096")]
+            ("virtual", None, "virtual, every p run (1..8, 16, 1, 17, .., 241, 1024, 4096)")]
     lines = ["# Table 4.2: distinct results (bit patterns) / max − min over p", "",
              "Real ranks beyond the cores are oversubscribed (bits valid). Virtual: one process runs every rank's "
              "local work; baseline and fast combine the partial sums in Open MPI's recursive-doubling order "
