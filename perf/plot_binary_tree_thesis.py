@@ -5,7 +5,8 @@ Usage: plot_binary_tree_thesis.py DIR   (DIR as written by scripts/run-binary-tr
 
 Writes into DIR (each skipped when its CSV is absent):
   fig2_3_counts.png      messages against N within 512 of 256 * 2^i, even-lower / even-upper
-  fig3_4_runtime.png     all_reduce median per distribution relative to even-upper, p = 2
+  fig3_4_runtime_p<P>.png  all_reduce median per distribution relative to even-upper, for
+                         each distribution_p<P>.csv (p = 2 real cores; larger p oversubscribed)
   fig3_5_per_rank.png    elements per rank of every distribution (box plots)
   distribution.md        runtime, messages and elements per rank per distribution
   table4_2.md            distinct results and max - min over p, real and virtual ranks
@@ -14,6 +15,7 @@ Needs python3 and matplotlib (Debian: python3-matplotlib).
 
 import math
 import os
+import re
 import statistics
 import sys
 from collections import defaultdict
@@ -58,10 +60,12 @@ def fig2_3(path, out_dir):
     save(fig, out_dir, "fig2_3_counts.png")
 
 
-def distribution_tables(bench_path, counts_path, per_rank_path, out_dir):
+def distribution_tables(bench_paths, counts_path, per_rank_path, out_dir):
     lines = []
-    if bench_path:
+    for bench_path in bench_paths:
         _, rows = read_csv(bench_path)
+        p = to_int(rows[0]["p"])
+        oversub = " (oversubscribed)" if rows[0]["oversubscribed"] == "yes" else ""
         med = defaultdict(list)  # (dataset, n, dist, mode) -> medians of the runs
         msgs = {}
         for r in rows:
@@ -71,8 +75,9 @@ def distribution_tables(bench_path, counts_path, per_rank_path, out_dir):
                 msgs[(r["dataset"], r["distribution"])] = r["messages"]
         datasets = sorted({(k[0], k[1]) for k in med}, key=lambda x: x[1])
         dists = list(dict.fromkeys(k[2] for k in med))
-        lines += ["## all_reduce (direct exchange) per distribution, p = 2: median of the runs' medians, µs",
-                  "(ratio to even-upper in brackets; messages per call at p = 2; fast = fast-math + MPI_Allreduce)", "",
+        lines += [f"## all_reduce (direct exchange) per distribution, p = {p}{oversub}: median of the runs' medians, µs",
+                  f"(ratio to even-upper in brackets; messages per call at p = {p}; fast = fast-math + MPI_Allreduce)",
+                  "",
                   "| data set (N) | " + " | ".join(dists) + " | fast (even-upper) |",
                   "|---|" + "---:|" * (len(dists) + 1)]
         fig, ax = plt.subplots(figsize=(8, 4.5))
@@ -90,10 +95,11 @@ def distribution_tables(bench_path, counts_path, per_rank_path, out_dir):
         ax.axhline(0.82, color="grey", ls=":", lw=0.7, label="thesis: −18 % (p = 256)")
         ax.set_xticks(range(len(dists)), dists, rotation=30, fontsize=8)
         ax.set_ylabel("median time / even-upper's")
-        ax.set_title("all_reduce per distribution, p = 2 (thesis Fig. 3.4)")
+        ax.set_title(f"all_reduce per distribution, p = {p}{oversub} (thesis Fig. 3.4)")
         ax.legend(fontsize=7)
         ax.grid(True, alpha=0.3)
-        save(fig, out_dir, "fig3_4_runtime.png")
+        save(fig, out_dir, f"fig3_4_runtime_p{p}.png")
+        lines.append("")
     if counts_path:
         _, rows = read_csv(counts_path)
         dists = list(dict.fromkeys(r["distribution"] for r in rows))
@@ -196,7 +202,11 @@ def main(argv):
 
     if have("fig2_3_counts.csv"):
         fig2_3(os.path.join(out, "fig2_3_counts.csv"), out)
-    distribution_tables(have("distribution_p2.csv"), have("distribution_counts.csv"), have("fig3_5_per_rank.csv"), out)
+    benches = sorted((os.path.join(out, f) for f in os.listdir(out) if re.fullmatch(r"distribution_p\d+\.csv", f)),
+                     key=lambda path: int(re.search(r"_p(\d+)", path).group(1)))
+    if not benches:
+        warn(f"no distribution_p<P>.csv in {out}: Fig. 3.4 skipped")
+    distribution_tables(benches, have("distribution_counts.csv"), have("fig3_5_per_rank.csv"), out)
     real, virt = have("table4_2_real.csv"), have("table4_2_virtual.csv")
     if real or virt:
         table4_2(real, virt, out)

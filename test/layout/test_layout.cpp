@@ -152,9 +152,10 @@ namespace {
 /// The binary-tree-reduction thesis's Algorithm 3 (seed 000, §3.1.2.4) written out directly,
 /// not through layout::aligned: each start j of the base distribution is replaced by repeated
 /// parent(x) = x & (x - 1) while j - x <= alpha * N / p. `from_lower` starts from even_lower
-/// instead of even_upper; `one_past` returns the first index that breaks the bound instead of
-/// the last that keeps it (the listing's loop read literally updates `current` before it
-/// tests). A start below the previous one is raised to it (an empty block).
+/// instead of even_upper; `one_past` returns the first index that breaks the bound (the
+/// listing's proposedIndex) instead of the last that keeps it (its currentIndex). The thesis
+/// does not say what happens when a start passes below the previous one: here it is raised to
+/// it (an empty block), where layout::aligned stops clearing bits one step earlier.
 std::vector<index_t> thesis_algorithm3(index_t n, int p, double alpha, bool from_lower, bool one_past)
 {
     const auto base = from_lower ? even_lower(n, p) : even_upper(n, p);
