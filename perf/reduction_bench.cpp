@@ -109,9 +109,7 @@ int main(int argc, char** argv)
         "reps", po::value(&reps)->default_value(reps), "timed calls per method")(
         "discard", po::value(&discard)->default_value(discard), "calls dropped at each end")(
         "no-header", "omit the CSV header line");
-    po::positional_options_description pos;
-    pos.add("file", 1);
-    const auto parsed = perf::parse_options(argc, argv, "reduction_bench", desc, world, pos);
+    const auto parsed = perf::parse_options_with_file(argc, argv, "reduction_bench", desc, world);
     if (!parsed) {
         return 2;
     }

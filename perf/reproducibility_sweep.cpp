@@ -153,9 +153,7 @@ int main(int argc, char** argv)
         "dataset", po::value(&dataset), "name in the CSV (default: file name or synthetic-KIND)")(
         "virtual", po::value(&virtual_arg), "comma list of p: virtual ranks in this one process")(
         "no-header", "omit the CSV header line");
-    po::positional_options_description pos;
-    pos.add("file", 1);
-    const auto parsed = perf::parse_options(argc, argv, "reproducibility_sweep", desc, world, pos);
+    const auto parsed = perf::parse_options_with_file(argc, argv, "reproducibility_sweep", desc, world);
     if (!parsed) {
         return 2;
     }
