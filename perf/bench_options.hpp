@@ -32,4 +32,28 @@ parse_options(int argc, char** argv, const char* program, const boost::program_o
     return vm;
 }
 
+/// parse_options for the programs that read an input: their first positional argument is
+/// the option `file`.
+inline std::optional<boost::program_options::variables_map>
+parse_options_with_file(int argc, char** argv, const char* program,
+                        const boost::program_options::options_description& desc, const boost::mpi::communicator& comm)
+{
+    boost::program_options::positional_options_description positional;
+    positional.add("file", 1);
+    return parse_options(argc, argv, program, desc, comm, positional);
+}
+
+/// True when --help was given; rank 0 has then printed the options (the caller returns 0).
+inline bool help_requested(const boost::program_options::variables_map& vm,
+                           const boost::program_options::options_description& desc, const boost::mpi::communicator& comm)
+{
+    if (vm.count("help") == 0) {
+        return false;
+    }
+    if (comm.rank() == 0) {
+        std::cout << desc;
+    }
+    return true;
+}
+
 } // namespace treefold::perf

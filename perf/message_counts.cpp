@@ -1,7 +1,14 @@
 // Messages per reproducible all_reduce / reduce call for each exchange and distribution policy,
 // computed from the plan alone: one process, no mpirun, any p.
 //
-//   message_counts [--p P] [--n N]... [--sweep] [--distributions LIST]
+//   message_counts [--p P] [--n N]... [--sweep] [--dense I,...] [--distributions LIST]
+//                  [--exchanges LIST] [--per-rank]
+//
+// --per-rank prints each rank's element count instead (CSV p,n,distribution,rank,count): the
+// spread of the thesis's Fig. 3.5.
+//
+// --dense I takes every N from p * 2^I - 512 to p * 2^I + 512: the spikes of the thesis's
+// Fig. 2.3 (seed 000) sit at N = p * 2^I + 1 for even-lower.
 //
 // CSV on stdout: p,n,distribution,exchange,messages_reduce,messages_unbuffered,
 // messages_allreduce,bound. messages_reduce is the exchange (a reduce to the exchange's
@@ -20,6 +27,7 @@
 
 #include <boost/program_options.hpp>
 
+#include <algorithm>
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
@@ -77,6 +85,21 @@ std::set<index_t> sweep_sizes(int p)
     return sizes;
 }
 
+// Every N within 512 of p * 2^i.
+std::set<index_t> dense_sizes(int p, unsigned i)
+{
+    constexpr index_t half_width = 512;
+    if (i > 40) {
+        throw std::invalid_argument("--dense exponent " + std::to_string(i) + " is above 40");
+    }
+    const index_t centre = static_cast<index_t>(p) << i;
+    std::set<index_t> sizes;
+    for (index_t n = centre > half_width ? centre - half_width : 1; n <= centre + half_width; ++n) {
+        sizes.insert(n);
+    }
+    return sizes;
+}
+
 void print_row(int p, index_t n, const std::string& dist, const char* exchange,
                const treefold::layout::call_messages& c, const std::optional<double>& bound)
 {
@@ -96,10 +119,15 @@ int main(int argc, char** argv)
     int p = 256;
     std::vector<std::string> n_args;
     std::vector<std::string> dist_args;
+    std::vector<std::string> dense_args;
+    std::string exchanges_arg = "direct,tree,one_sided,schedule_best";
     po::options_description desc("message_counts (no mpirun needed)");
     desc.add_options()("help", "this text")("p", po::value(&p)->default_value(p), "number of ranks p")(
         "n", po::value(&n_args)->composing(), "N (repeatable, or a comma list; 2^K allowed)")(
         "sweep", "N on a log grid of ~40 points from p to 2^31")(
+        "dense", po::value(&dense_args)->composing(), "exponents I (comma list): every N in p * 2^I +- 512")(
+        "per-rank", "print p,n,distribution,rank,count rows instead of message counts")(
+        "exchanges", po::value(&exchanges_arg)->default_value(exchanges_arg), "comma list of the rows to print")(
         "distributions", po::value(&dist_args)->composing(),
         "comma list (default even-lower,even-upper,power-of-two,aligned:0.5)");
     po::variables_map vm;
@@ -123,8 +151,28 @@ int main(int argc, char** argv)
         if (vm.count("sweep") != 0) {
             sizes.merge(sweep_sizes(p));
         }
+        for (const auto& arg : dense_args) {
+            for (const auto& item : treefold::perf::split_list(arg)) {
+                std::size_t used = 0;
+                unsigned long i = 0;
+                try {
+                    i = std::stoul(item, &used);
+                } catch (const std::exception&) {
+                    used = 0;
+                }
+                if (used == 0 || used != item.size()) {
+                    throw std::invalid_argument("bad --dense exponent '" + item + "'");
+                }
+                sizes.merge(dense_sizes(p, static_cast<unsigned>(i)));
+            }
+        }
+        for (const auto& e : treefold::perf::split_list(exchanges_arg)) {
+            if (e != "direct" && e != "tree" && e != "one_sided" && e != "schedule_best") {
+                throw std::invalid_argument("unknown exchange '" + e + "' (want direct, tree, one_sided, schedule_best)");
+            }
+        }
         if (sizes.empty()) {
-            throw std::invalid_argument("give --n N or --sweep");
+            throw std::invalid_argument("give --n N, --sweep or --dense I");
         }
         if (dist_args.empty()) {
             dist_args.emplace_back("even-lower,even-upper,power-of-two,aligned:0.5");
@@ -139,6 +187,20 @@ int main(int argc, char** argv)
         return 2;
     }
 
+    if (vm.count("per-rank") != 0) {
+        std::printf("p,n,distribution,rank,count\n");
+        for (const index_t n : sizes) {
+            for (const auto& d : dists) {
+                const auto counts = d.counts(n, p);
+                for (std::size_t r = 0; r < counts.size(); ++r) {
+                    std::printf("%d,%" PRIu64 ",%s,%zu,%" PRIu64 "\n", p, n, d.name().c_str(), r, counts[r]);
+                }
+            }
+        }
+        return 0;
+    }
+    const auto exchanges = treefold::perf::split_list(exchanges_arg);
+    const auto wanted = [&](const char* e) { return std::find(exchanges.begin(), exchanges.end(), e) != exchanges.end(); };
     std::printf("p,n,distribution,exchange,messages_reduce,messages_unbuffered,messages_allreduce,bound\n");
     // The schedule exchange merges frontiers on every rank along one schedule for p: its count
     // depends on p alone, and it needs no broadcast.
@@ -148,10 +210,18 @@ int main(int argc, char** argv)
         const auto bound = treefold::layout::message_bound(n, p);
         for (const auto& d : dists) {
             const auto layout = treefold::layout::block_layout::from_counts(d.counts(n, p));
-            print_row(p, n, d.name(), "direct", treefold::layout::direct_call_messages(layout), bound);
-            print_row(p, n, d.name(), "tree", treefold::layout::tree_call_messages(layout), bound);
-            print_row(p, n, d.name(), "one_sided", treefold::layout::one_sided_call_messages(layout), bound);
-            print_row(p, n, d.name(), "schedule_best", schedule_counts, bound);
+            if (wanted("direct")) {
+                print_row(p, n, d.name(), "direct", treefold::layout::direct_call_messages(layout), bound);
+            }
+            if (wanted("tree")) {
+                print_row(p, n, d.name(), "tree", treefold::layout::tree_call_messages(layout), bound);
+            }
+            if (wanted("one_sided")) {
+                print_row(p, n, d.name(), "one_sided", treefold::layout::one_sided_call_messages(layout), bound);
+            }
+            if (wanted("schedule_best")) {
+                print_row(p, n, d.name(), "schedule_best", schedule_counts, bound);
+            }
         }
     }
     return 0;

@@ -3,7 +3,7 @@
 // array, for any distribution policy.
 //
 //   mpirun -n P reduction_bench [FILE | --n N --kind loglik|mixed|cancel]
-//          [--distribution D] [--modes treefold,one_call,c_one_call,c_context,baseline,fast,allreduce1]
+//          [--distribution D[,D...]] [--modes treefold,one_call,c_one_call,c_context,baseline,fast,allreduce1]
 //          [--exchanges direct,binomial,fibonacci,binary,one_sided,schedule_best,native,automatic
 //                       (or schedule_rd, schedule_heuristic)]
 //          [--reps 100] [--discard 8] [--no-header]
@@ -14,11 +14,15 @@
 // kernel_fastmath_ceiling.cpp + MPI_Allreduce), `allreduce1` (MPI_Allreduce of one double and
 // nothing else: the latency floor any method pays).
 //
+// Several distributions (a comma list) are timed in one run: every method once per
+// distribution, all interleaved call by call.
+//
 // Protocol: load and distribute once; per call a barrier, MPI_Wtime around the call, max over
 // ranks; methods interleaved call by call; `--reps` calls each, the first and last `--discard`
 // dropped; median, 1st and 99th percentile. Messages and bytes are per call summed over ranks
 // (the reducer's own point-to-point counters; `na` where MPI's collective hides them, and 0
 // for the native exchange, whose messages are the MPI library's). CSV on stdout, comment lines start with '#'.
+#include "baselines.hpp"
 #include "bench_options.hpp"
 #include "bench_util.hpp"
 #include "treefold/all_reduce.hpp"
@@ -39,17 +43,12 @@
 #include <cstring>
 #include <filesystem>
 #include <functional>
-#include <iostream>
 #include <memory>
 #include <numeric>
 #include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
-
-namespace treefold::perf {
-double fastmath_sum(const double* x, std::size_t n); // kernel_fastmath_ceiling.cpp (irreproducible)
-}
 
 namespace mpi = boost::mpi;
 namespace po = boost::program_options;
@@ -58,6 +57,7 @@ using namespace treefold;
 namespace {
 
 struct method {
+    std::string distribution;
     std::string mode;
     std::string exchange;
     std::function<double()> call;
@@ -67,13 +67,6 @@ struct method {
 bool selected(const std::vector<std::string>& list, const std::string& name)
 {
     return std::find(list.begin(), list.end(), name) != list.end();
-}
-
-double mpi_sum(double local, const mpi::communicator& comm)
-{
-    double total = 0.0;
-    MPI_Allreduce(&local, &total, 1, MPI_DOUBLE, MPI_SUM, comm);
-    return total;
 }
 
 /// A reproducible-sum method over exchange E (the reducer lives as long as the method).
@@ -86,7 +79,7 @@ method treefold_method(const std::string& exchange_name, const mpi::communicator
     if constexpr (std::is_same_v<E, exchange::automatic>) {
         name += ":" + std::string(r->exchange_used());
     }
-    return {"treefold", name, [r, &local] { return r->all_reduce(local); },
+    return {"", "treefold", name, [r, &local] { return r->all_reduce(local); },
             [r] { return r->last_counters(); }};
 }
 
@@ -109,7 +102,7 @@ int main(int argc, char** argv)
         "n", po::value(&n)->default_value(n), "synthetic: number of values")(
         "kind", po::value(&kind)->default_value(kind), "synthetic: loglik | mixed | cancel")(
         "distribution", po::value(&dist_name)->default_value(dist_name),
-        "even-lower | even-upper | power-of-two | aligned:ALPHA")(
+        "even-lower | even-upper | power-of-two | aligned:ALPHA, or a comma list of them")(
         "modes", po::value(&modes_arg)->default_value(modes_arg), "comma list of modes")(
         "exchanges", po::value(&exchanges_arg)->default_value(exchanges_arg),
         ("comma list of treefold exchanges: " + exchange::exchange_name_list()).c_str())(
@@ -117,17 +110,20 @@ int main(int argc, char** argv)
         "reps", po::value(&reps)->default_value(reps), "timed calls per method")(
         "discard", po::value(&discard)->default_value(discard), "calls dropped at each end")(
         "no-header", "omit the CSV header line");
-    po::positional_options_description pos;
-    pos.add("file", 1);
-    const auto parsed = perf::parse_options(argc, argv, "reduction_bench", desc, world, pos);
+    const auto parsed = perf::parse_options_with_file(argc, argv, "reduction_bench", desc, world);
     if (!parsed) {
         return 2;
     }
     const po::variables_map& vm = *parsed;
-    std::optional<layout::distribution> dist;
+    std::vector<layout::distribution> dists;
     std::optional<io::synthetic_kind> synthetic;
     try {
-        dist = layout::distribution::parse(dist_name);
+        for (const auto& d : perf::split_list(dist_name)) {
+            dists.push_back(layout::distribution::parse(d));
+        }
+        if (dists.empty()) {
+            throw std::invalid_argument("--distribution names no distribution");
+        }
         if (!vm.count("file")) {
             synthetic = io::parse_synthetic_kind(kind);
         }
@@ -149,10 +145,7 @@ int main(int argc, char** argv)
         }
         return 2;
     }
-    if (vm.count("help")) {
-        if (world.rank() == 0) {
-            std::cout << desc;
-        }
+    if (perf::help_requested(vm, desc, world)) {
         return 0;
     }
     const auto modes = perf::split_list(modes_arg);
@@ -184,68 +177,77 @@ int main(int argc, char** argv)
         }
         return 2;
     }
-    const auto l = layout::block_layout::from_counts(dist->counts(n, p));
-    std::vector<double> local;
-    if (synthetic) {
-        const auto b = l.block_of(world.rank());
-        local = io::synthetic_values(*synthetic, b.start, b.count);
-    } else {
-        local = collective::scatter_blocks(world, all, l);
-        all = {};
-    }
-
+    // One layout and one local block per distribution; `locals` never reallocates, the methods
+    // hold references into it.
+    std::vector<std::vector<double>> locals;
+    locals.reserve(dists.size());
     std::vector<method> methods;
-    if (selected(modes, "treefold")) {
-        for (const auto& e : exchanges) {
-            methods.push_back(exchange::visit_by_name(e, [&](auto type) {
-                return treefold_method<typename decltype(type)::type>(e, world, l, local);
-            }));
-        }
-    }
-    if (selected(modes, "one_call")) { // treefold::all_reduce: the plan cached on the communicator
-        methods.push_back({"one_call", "automatic", [&] { return treefold::all_reduce(world, local); }, {}});
-    }
-    // The C API (treefold.h): the one-call form (plan cached on the communicator) and a context.
     const auto c_result = [](int rc, double value) {
         if (rc != MPI_SUCCESS) {
             throw std::runtime_error(std::string("C API: ") + treefold_last_error());
         }
         return value;
     };
-    if (selected(modes, "c_one_call")) {
-        methods.push_back({"c_one_call", "automatic", [&] {
-                               double out = 0;
-                               return c_result(treefold_allreduce_c(local.data(), &out,
-                                                                    static_cast<std::int64_t>(local.size()), MPI_DOUBLE,
-                                                                    MPI_SUM, static_cast<MPI_Comm>(world)),
-                                               out);
-                           },
-                           {}});
+    for (const auto& dist : dists) {
+        const auto l = layout::block_layout::from_counts(dist.counts(n, p));
+        if (synthetic) {
+            const auto b = l.block_of(world.rank());
+            locals.push_back(io::synthetic_values(*synthetic, b.start, b.count));
+        } else {
+            locals.push_back(collective::scatter_blocks(world, all, l));
+        }
+        const std::vector<double>& local = locals.back();
+        const std::size_t first = methods.size();
+        if (selected(modes, "treefold")) {
+            for (const auto& e : exchanges) {
+                methods.push_back(exchange::visit_by_name(e, [&](auto type) {
+                    return treefold_method<typename decltype(type)::type>(e, world, l, local);
+                }));
+            }
+        }
+        if (selected(modes, "one_call")) { // treefold::all_reduce: the plan cached on the communicator
+            methods.push_back({"", "one_call", "automatic", [&world, &local] { return treefold::all_reduce(world, local); }, {}});
+        }
+        // The C API (treefold.h): the one-call form (plan cached on the communicator; with
+        // several distributions every call replans, as the count pattern changes) and a context.
+        if (selected(modes, "c_one_call")) {
+            methods.push_back({"", "c_one_call", "automatic", [&world, &local, c_result] {
+                                   double out = 0;
+                                   return c_result(treefold_allreduce_c(local.data(), &out,
+                                                                        static_cast<std::int64_t>(local.size()),
+                                                                        MPI_DOUBLE, MPI_SUM, static_cast<MPI_Comm>(world)),
+                                                   out);
+                               }, {}});
+        }
+        if (selected(modes, "c_context")) {
+            treefold_context raw = nullptr;
+            c_result(treefold_context_create(static_cast<MPI_Comm>(world), static_cast<std::int64_t>(local.size()),
+                                             MPI_DOUBLE, MPI_SUM, &raw),
+                     0);
+            std::shared_ptr<treefold_context_s> ctx(raw, [](treefold_context c) { treefold_context_destroy(&c); });
+            methods.push_back({"", "c_context", "automatic", [ctx, &local, c_result] {
+                                   double out = 0;
+                                   return c_result(treefold_allreduce_ctx(ctx.get(), local.data(), &out), out);
+                               }, {}});
+        }
+        if (selected(modes, "baseline")) {
+            methods.push_back({"", "baseline", "mpi_allreduce", [&world, &local] {
+                                   return perf::mpi_sum(std::accumulate(local.begin(), local.end(), 0.0), world);
+                               }, {}});
+        }
+        if (selected(modes, "fast")) {
+            methods.push_back({"", "fast", "mpi_allreduce", [&world, &local] {
+                                   return perf::mpi_sum(perf::fastmath_sum(local.data(), local.size()), world);
+                               }, {}});
+        }
+        if (selected(modes, "allreduce1")) {
+            methods.push_back({"", "allreduce1", "mpi_allreduce", [&world] { return perf::mpi_sum(1.0, world); }, {}});
+        }
+        for (std::size_t i = first; i < methods.size(); ++i) {
+            methods[i].distribution = dist.name();
+        }
     }
-    std::shared_ptr<treefold_context_s> c_ctx;
-    if (selected(modes, "c_context")) {
-        treefold_context raw = nullptr;
-        c_result(treefold_context_create(static_cast<MPI_Comm>(world), static_cast<std::int64_t>(local.size()),
-                                         MPI_DOUBLE, MPI_SUM, &raw),
-                 0);
-        c_ctx.reset(raw, [](treefold_context c) { treefold_context_destroy(&c); });
-        methods.push_back({"c_context", "automatic", [&] {
-                               double out = 0;
-                               return c_result(treefold_allreduce_ctx(c_ctx.get(), local.data(), &out), out);
-                           },
-                           {}});
-    }
-    if (selected(modes, "baseline")) {
-        methods.push_back({"baseline", "mpi_allreduce",
-                           [&] { return mpi_sum(std::accumulate(local.begin(), local.end(), 0.0), world); }, {}});
-    }
-    if (selected(modes, "fast")) {
-        methods.push_back({"fast", "mpi_allreduce",
-                           [&] { return mpi_sum(perf::fastmath_sum(local.data(), local.size()), world); }, {}});
-    }
-    if (selected(modes, "allreduce1")) {
-        methods.push_back({"allreduce1", "mpi_allreduce", [&] { return mpi_sum(1.0, world); }, {}});
-    }
+    all = {};
 
     if (world.rank() == 0) {
         if (!vm.count("no-header")) {
@@ -283,7 +285,7 @@ int main(int argc, char** argv)
             std::memcpy(&bits, &result, sizeof bits);
             std::printf("%s,%d,%s,%" PRIu64 ",%s,%s,%s,%s,%zu,%.3f,%.3f,%.3f,%s,%s,%.17g,%016" PRIX64 "\n",
                         perf::machine().c_str(), p, perf::oversubscribed(p) ? "yes" : "no", n, dataset.c_str(),
-                        m.mode.c_str(), dist->name().c_str(), m.exchange.c_str(), kept.size(),
+                        m.mode.c_str(), m.distribution.c_str(), m.exchange.c_str(), kept.size(),
                         perf::quantile(kept, 0.5), perf::quantile(kept, 0.01), perf::quantile(kept, 0.99),
                         messages.c_str(), bytes.c_str(), result, bits);
             std::fflush(stdout);

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstdint>
 #include <numeric>
 #include <random>
 #include <vector>
@@ -144,4 +145,102 @@ BOOST_AUTO_TEST_CASE(score_uses_messages_and_largest_block)
     const auto l = block_layout::from_counts(std::vector<index_t>{3, 5});
     BOOST_CHECK_CLOSE(score(l), 281.0 * 2 + 4.15 * 5, 1e-12);
     BOOST_CHECK_CLOSE(score(l, {100.0, 1.0}), 205.0, 1e-12);
+}
+
+namespace {
+
+/// The binary-tree-reduction thesis's Algorithm 3 (seed 000, §3.1.2.4) written out directly,
+/// not through layout::aligned: each start j of the base distribution is replaced by repeated
+/// parent(x) = x & (x - 1) while j - x <= alpha * N / p. `from_lower` starts from even_lower
+/// instead of even_upper; `one_past` returns the first index that breaks the bound (the
+/// listing's proposedIndex) instead of the last that keeps it (its currentIndex). The thesis
+/// does not say what happens when a start passes below the previous one: here it is raised to
+/// it (an empty block), where layout::aligned stops clearing bits one step earlier.
+std::vector<index_t> thesis_algorithm3(index_t n, int p, double alpha, bool from_lower, bool one_past)
+{
+    const auto base = from_lower ? even_lower(n, p) : even_upper(n, p);
+    const double bound = alpha * static_cast<double>(n) / static_cast<double>(p);
+    std::vector<index_t> starts{0};
+    index_t j = 0;
+    for (int r = 1; r < p; ++r) {
+        j += base[static_cast<std::size_t>(r - 1)];
+        index_t current = j;
+        index_t proposed = j;
+        while (proposed > 0 && static_cast<double>(j - proposed) <= bound) {
+            current = proposed;
+            proposed &= proposed - 1;
+        }
+        starts.push_back(std::max(one_past ? proposed : current, starts.back()));
+    }
+    std::vector<index_t> counts;
+    for (std::size_t r = 0; r + 1 < starts.size(); ++r) {
+        counts.push_back(starts[r + 1] - starts[r]);
+    }
+    counts.push_back(n - starts.back());
+    return counts;
+}
+
+struct table_row {
+    std::uint64_t messages;
+    index_t max_count;
+    double score_us;
+};
+
+table_row row_of(const std::vector<index_t>& counts)
+{
+    const auto l = block_layout::from_counts(counts);
+    return {direct_messages(l), l.max_count(), score(l) / 1000.0};
+}
+
+} // namespace
+
+// Table 3.3 of the thesis (N = 504,850, p = 256, alpha = 0.2) prints 621 messages and a score
+// of 184.5 us; treefold's aligned gives 557 and 165.1 us. doc/design.md ("Table 3.3") has the
+// search; these are the figures it rests on.
+BOOST_AUTO_TEST_CASE(thesis_table_3_3_aligned_distribution)
+{
+    constexpr index_t n = 504850;
+    constexpr int p = 256;
+    // Tables 3.1 and 3.2 (even and power-of-two) agree with treefold to the message.
+    BOOST_CHECK_EQUAL(row_of(even_lower(n, p)).messages, 1640u);
+    BOOST_CHECK_EQUAL(row_of(even_upper(n, p)).messages, 1401u);
+    BOOST_CHECK_EQUAL(row_of(power_of_two(n, p)).messages, 256u);
+    BOOST_CHECK_CLOSE(row_of(even_lower(n, p)).score_us, 469.0, 0.02);
+    BOOST_CHECK_CLOSE(row_of(even_upper(n, p)).score_us, 401.9, 0.02);
+    BOOST_CHECK_CLOSE(row_of(power_of_two(n, p)).score_us, 1083.4, 0.01);
+
+    // treefold's aligned:0.2 and the thesis's Algorithm 3 as specified give the same layout.
+    const auto ours = aligned(n, p, 0.2);
+    BOOST_CHECK(thesis_algorithm3(n, p, 0.2, false, false) == ours);
+    const auto t = row_of(ours);
+    BOOST_CHECK_EQUAL(t.messages, 557u);
+    BOOST_CHECK_EQUAL(t.max_count, 2066u);
+    BOOST_CHECK_CLOSE(t.score_us, 165.1, 0.05);
+
+    // Starting from even_lower: 553 messages, 164.0 us.
+    const auto lower = row_of(thesis_algorithm3(n, p, 0.2, true, false));
+    BOOST_CHECK_EQUAL(lower.messages, 553u);
+    BOOST_CHECK_CLOSE(lower.score_us, 164.0, 0.05);
+    // One step past the bound: far fewer messages, far larger blocks.
+    const auto past = row_of(thesis_algorithm3(n, p, 0.2, false, true));
+    BOOST_CHECK_EQUAL(past.messages, 315u);
+    BOOST_CHECK_EQUAL(past.max_count, 4096u);
+
+    // The nearest figures to the table, from a smaller alpha: 621 messages from even_lower with
+    // alpha = 0.135 (but 183.1 us), 184.5 us from even_upper with alpha = 0.132 (but 626
+    // messages). No variant gives both.
+    const auto count_match = row_of(thesis_algorithm3(n, p, 0.135, true, false));
+    BOOST_CHECK_EQUAL(count_match.messages, 621u);
+    BOOST_CHECK_CLOSE(count_match.score_us, 183.07, 0.01);
+    const auto score_match = row_of(thesis_algorithm3(n, p, 0.132, false, false));
+    BOOST_CHECK_EQUAL(score_match.messages, 626u);
+    BOOST_CHECK_CLOSE(score_match.score_us, 184.48, 0.01);
+
+    // Why none can: 184.5 us with 621 messages leaves (184,500 - 281 * 621) / 4.15 = 2,398 ..
+    // 2,421 elements on the largest rank (the score printed to 0.1 us), but starts that move
+    // down by at most 0.2 * N / p give no block above ceil(N / p) + 0.2 * N / p = 2,367.
+    const auto cap = static_cast<index_t>((n + p - 1) / p + 0.2 * n / p);
+    for (bool from_lower : {false, true}) {
+        BOOST_CHECK_LE(row_of(thesis_algorithm3(n, p, 0.2, from_lower, false)).max_count, cap);
+    }
 }
