@@ -183,6 +183,9 @@ def scaling(out):
     fig.savefig(out / "queue_scaling_cdf.png", dpi=120)
     print("slope of the p99 completion time per added producer (least squares over p = "
           f"{ps[0]}..{ps[-1]}), µs/producer: " + ", ".join(f"{m} {slopes[m]:.3f}" for m in modes))
+    for q, name in ((0.5, "median"), (0.9, "p90")):
+        sl = {m: fit([p - 1 for p in ps], [quantile(groups[(m, p)], q) for p in ps])[0] for m in modes}
+        print(f"slope of the {name} per added producer, µs/producer: " + ", ".join(f"{m} {sl[m]:.3f}" for m in modes))
     if slopes.get("rma_queue", 0) > 0 and slopes.get("locked_queue", 0) > 0:
         print(f"scalability ratio rlock/scmp (thesis: about 10x): locked_queue / rma_queue = "
               f"{slopes['locked_queue'] / slopes['rma_queue']:.2f}")

@@ -56,7 +56,7 @@ template <class Queue>
 class queue_channel final : public channel {
 public:
     queue_channel(const mpi::communicator& comm, std::size_t slots, std::size_t slot_bytes)
-        : queue_(comm, slots, slot_bytes)
+        : queue_(comm, slots, slot_bytes), yield_(perf::oversubscribed(comm.size()))
     {
     }
     void send(int to, std::uint64_t key, const std::vector<std::byte>& payload) override
@@ -70,7 +70,7 @@ public:
         pending_ = 0;
         while (got == 0) {
             got = queue_.drain().size();
-            if (got == 0) {
+            if (got == 0 && yield_) {
                 std::this_thread::yield(); // oversubscribed, the producers need the core
             }
         }
@@ -81,6 +81,7 @@ public:
 private:
     Queue queue_;
     std::size_t pending_ = 0; // drained while pushing, not yet reported
+    bool yield_;              // poll with sched_yield only when ranks outnumber cores
 };
 
 class sendrecv_channel final : public channel {

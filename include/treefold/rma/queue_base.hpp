@@ -71,16 +71,16 @@ protected:
     /// Displacement of `slot` of `half` in a window.
     MPI_Aint slot_disp(unsigned half, std::uint64_t slot) const;
 
-    boost::mpi::communicator comm_;
-    std::size_t slots_per_half_;
-    std::size_t slot_bytes_;
-    std::size_t window_bytes_ = 0;
-    MPI_Win win_ = MPI_WIN_NULL;
-    bool shared_ = false; // a shared-memory window (all ranks on one node)
-    std::byte* base_ = nullptr;
-    unsigned filling_ = 0; // the half producers fill now (only the consumer changes it)
-    std::vector<std::byte> staging_; // one half's bytes: a message to put, or a half to unpack
-    queue_counters counters_;
+    boost::mpi::communicator comm_;  ///< the queue's own duplicate
+    std::size_t slots_per_half_;     ///< slots in each half
+    std::size_t slot_bytes_;         ///< bytes per slot (a multiple of 8)
+    std::size_t window_bytes_ = 0;   ///< header region plus both halves
+    MPI_Win win_ = MPI_WIN_NULL;     ///< the window (no epoch opened by queue_base)
+    bool shared_ = false;            ///< a shared-memory window (all ranks on one node)
+    std::byte* base_ = nullptr;      ///< this rank's window memory
+    unsigned filling_ = 0;           ///< the half producers fill now (only the consumer changes it)
+    std::vector<std::byte> staging_; ///< one half's bytes: a message to put, or a half to unpack
+    queue_counters counters_;        ///< this rank's activity
 };
 
 } // namespace treefold::rma
