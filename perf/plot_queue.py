@@ -43,9 +43,10 @@ def read(path):
         return list(csv.DictReader(f))
 
 
-def latency(out):
+def latency(out, name="latency_raw.csv"):
+    tag = name.replace("_raw.csv", "")
     groups = defaultdict(list)
-    for r in read(out / "latency_raw.csv"):
+    for r in read(out / name):
         groups[(r["mode"], int(r["payload_bytes"]))].append(float(r["latency_us"]))
     sizes = sorted({s for _, s in groups})
     modes = [m for m in MODES if any(k[0] == m for k in groups)]
@@ -64,11 +65,11 @@ def latency(out):
     ax.set_yscale("log")
     ax.set_xlabel("payload bytes")
     ax.set_ylabel("one-way latency, µs (mean of 10 ping-pongs)")
-    ax.set_title("Latency by payload size, p = 2 (thesis Fig. 6.6 form; 2-core VM, shared)")
+    ax.set_title(f"Latency by payload size, p = 2, {tag} (thesis Fig. 6.6 form; 2-core VM, shared)")
     ax.legend()
     fig.tight_layout()
-    fig.savefig(out / "queue_latency.png", dpi=120)
-    print("latency (p = 2): median one-way µs [p10, p90] per payload size")
+    fig.savefig(out / f"queue_{tag}.png", dpi=120)
+    print(f"{tag} (p = 2): median one-way µs [p10, p90] per payload size")
     print("bytes," + ",".join(modes) + ",rma_queue/send_recv,locked_queue/send_recv")
     for s in sizes:
         med = {m: statistics.median(groups[(m, s)]) for m in modes}
@@ -195,7 +196,10 @@ def scaling(out):
 
 def main():
     out = Path(sys.argv[1] if len(sys.argv) > 1 else "build/perf-results/queue")
-    for part, name in ((latency, "latency_raw.csv"), (memory, "memory.csv"), (scaling, "scaling_raw.csv")):
+    for name in ("latency_raw.csv", "latency_yield_raw.csv"):
+        if (out / name).exists():
+            latency(out, name)
+    for part, name in ((memory, "memory.csv"), (scaling, "scaling_raw.csv")):
         if (out / name).exists():
             part(out)
 

@@ -55,8 +55,8 @@ public:
 template <class Queue>
 class queue_channel final : public channel {
 public:
-    queue_channel(const mpi::communicator& comm, std::size_t slots, std::size_t slot_bytes)
-        : queue_(comm, slots, slot_bytes), yield_(perf::oversubscribed(comm.size()))
+    queue_channel(const mpi::communicator& comm, std::size_t slots, std::size_t slot_bytes, bool yield)
+        : queue_(comm, slots, slot_bytes), yield_(yield)
     {
     }
     void send(int to, std::uint64_t key, const std::vector<std::byte>& payload) override
@@ -81,7 +81,7 @@ public:
 private:
     Queue queue_;
     std::size_t pending_ = 0; // drained while pushing, not yet reported
-    bool yield_;              // poll with sched_yield only when ranks outnumber cores
+    bool yield_;              // poll with sched_yield (oversubscribed, or asked for)
 };
 
 class sendrecv_channel final : public channel {
@@ -103,13 +103,13 @@ private:
 };
 
 std::unique_ptr<channel> make_channel(const std::string& mode, const mpi::communicator& comm, std::size_t slots,
-                                      std::size_t slot_bytes)
+                                      std::size_t slot_bytes, bool yield)
 {
     if (mode == "rma_queue") {
-        return std::make_unique<queue_channel<rma::mpsc_queue>>(comm, slots, slot_bytes);
+        return std::make_unique<queue_channel<rma::mpsc_queue>>(comm, slots, slot_bytes, yield);
     }
     if (mode == "locked_queue") {
-        return std::make_unique<queue_channel<rma::locked_queue>>(comm, slots, slot_bytes);
+        return std::make_unique<queue_channel<rma::locked_queue>>(comm, slots, slot_bytes, yield);
     }
     if (mode == "send_recv") {
         return std::make_unique<sendrecv_channel>(comm);
@@ -156,6 +156,7 @@ struct options {
     std::size_t slots = 0;
     std::size_t slot_bytes = 64;
     std::string raw;
+    bool yield = false; // the queues' consumers poll with sched_yield
 };
 
 void latency(const mpi::communicator& world, const options& o,
@@ -248,7 +249,7 @@ void memory(const mpi::communicator& world, const options& o)
     for (const auto& mode : o.modes) {
         world.barrier();
         const auto [rss0, vm0] = memory_now();
-        auto ch = make_channel(mode, world, o.slots, o.slot_bytes);
+        auto ch = make_channel(mode, world, o.slots, o.slot_bytes, o.yield);
         all_to_all(world, o, *ch);
         const auto [rss1, vm1] = memory_now();
         std::vector<double> rss;
@@ -345,11 +346,13 @@ int main(int argc, char** argv)
         "reps", po::value(&o.reps)->default_value(o.reps), "scaling: repetitions")(
         "slots", po::value(&o.slots)->default_value(0), "queue slots per half (0: 1024, or enough for the largest size)")(
         "slot-bytes", po::value(&o.slot_bytes)->default_value(o.slot_bytes), "queue slot size in bytes")(
-        "raw", po::value(&o.raw), "append every sample to this CSV (rank 0)");
+        "raw", po::value(&o.raw), "append every sample to this CSV (rank 0)")(
+        "yield", po::bool_switch(&o.yield), "queues poll with sched_yield even at p <= cores (always beyond)");
     if (!perf::parse_options(argc, argv, "queue_experiments", desc, world)) {
         return 2;
     }
     o.modes = perf::split_list(modes);
+    o.yield = o.yield || perf::oversubscribed(world.size());
     for (const auto& s : perf::split_list(sizes)) {
         o.sizes.push_back(std::stoul(s));
     }
@@ -374,7 +377,7 @@ int main(int argc, char** argv)
     }
     std::vector<std::pair<std::string, std::unique_ptr<channel>>> channels;
     for (const auto& m : o.modes) {
-        channels.emplace_back(m, make_channel(m, world, o.slots, o.slot_bytes));
+        channels.emplace_back(m, make_channel(m, world, o.slots, o.slot_bytes, o.yield));
     }
     if (experiment == "latency") {
         latency(world, o, channels);
