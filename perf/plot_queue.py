@@ -184,9 +184,16 @@ def scaling(out):
     fig.savefig(out / "queue_scaling_cdf.png", dpi=120)
     print("slope of the p99 completion time per added producer (least squares over p = "
           f"{ps[0]}..{ps[-1]}), µs/producer: " + ", ".join(f"{m} {slopes[m]:.3f}" for m in modes))
-    for q, name in ((0.5, "median"), (0.9, "p90")):
-        sl = {m: fit([p - 1 for p in ps], [quantile(groups[(m, p)], q) for p in ps])[0] for m in modes}
-        print(f"slope of the {name} per added producer, µs/producer: " + ", ".join(f"{m} {sl[m]:.3f}" for m in modes))
+    over = [p for p in ps if p > 2]  # one polling mode (yielding), all oversubscribed
+    for q, name in ((0.5, "median"), (0.9, "p90"), (0.99, "p99")):
+        for sel, what in ((ps, "all p"), (over, "p > 2 only")):
+            if len(sel) < 2:
+                continue
+            sl = {m: fit([p - 1 for p in sel], [quantile(groups[(m, p)], q) for p in sel])[0] for m in modes}
+            ratio = (f"; locked/rma {sl['locked_queue'] / sl['rma_queue']:.1f}"
+                     if sl.get("rma_queue", 0) > 0 and "locked_queue" in sl else "")
+            print(f"slope of the {name} per added producer ({what}), µs/producer: "
+                  + ", ".join(f"{m} {sl[m]:.3f}" for m in modes) + ratio)
     if slopes.get("rma_queue", 0) > 0 and slopes.get("locked_queue", 0) > 0:
         print(f"scalability ratio rlock/scmp (thesis: about 10x): locked_queue / rma_queue = "
               f"{slopes['locked_queue'] / slopes['rma_queue']:.2f}")
