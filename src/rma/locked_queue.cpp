@@ -8,12 +8,11 @@ namespace treefold::rma {
 
 namespace {
 
-constexpr std::uint64_t half_bit = std::uint64_t{1} << 63;
-constexpr std::uint64_t offset_mask = half_bit - 1;
 constexpr MPI_Aint disp_state = 0;
 using detail::check;
 using detail::fetch_op;
-using detail::header_region;
+using detail::half_bit;
+using detail::offset_mask;
 
 } // namespace
 
@@ -51,18 +50,10 @@ bool locked_queue::try_push(int consumer, std::uint64_t key, std::span<const std
     return true;
 }
 
-void locked_queue::push(int consumer, std::uint64_t key, std::span<const std::byte> payload,
-                        const std::function<void()>& progress)
-{
-    detail::retry([&] { return try_push(consumer, key, payload); }, progress);
-}
-
 std::vector<message> locked_queue::drain()
 {
     const int me = comm_.rank();
-    const unsigned half = filling_;
-    filling_ ^= 1U;
-    const std::uint64_t next = filling_ != 0 ? half_bit : 0;
+    const auto [half, next] = next_swap();
     check(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, me, 0, win_), "MPI_Win_lock");
     const std::uint64_t written = fetch_op(win_, me, disp_state, next, MPI_REPLACE) & offset_mask;
     check(MPI_Win_sync(win_), "MPI_Win_sync"); // the producers' puts, visible to local loads

@@ -11,12 +11,11 @@ namespace treefold::rma {
 
 namespace {
 
-constexpr std::uint64_t half_bit = std::uint64_t{1} << 63;
-constexpr std::uint64_t offset_mask = half_bit - 1;
 constexpr MPI_Aint disp_r = 0;
 using detail::check;
 using detail::fetch_op;
-using detail::header_region;
+using detail::half_bit;
+using detail::offset_mask;
 constexpr MPI_Aint disp_s(unsigned half) { return 8 + 8 * static_cast<MPI_Aint>(half); }
 constexpr MPI_Aint disp_f(unsigned half) { return 24 + 8 * static_cast<MPI_Aint>(half); }
 
@@ -60,18 +59,10 @@ bool mpsc_queue::try_push(int consumer, std::uint64_t key, std::span<const std::
     return true;
 }
 
-void mpsc_queue::push(int consumer, std::uint64_t key, std::span<const std::byte> payload,
-                      const std::function<void()>& progress)
-{
-    detail::retry([&] { return try_push(consumer, key, payload); }, progress);
-}
-
 std::vector<message> mpsc_queue::drain()
 {
     const int me = comm_.rank();
-    const unsigned half = filling_;
-    filling_ ^= 1U;
-    const std::uint64_t next = filling_ != 0 ? half_bit : 0;
+    const auto [half, next] = next_swap();
     const std::uint64_t reserved = fetch_op(win_, me, disp_r, next, MPI_REPLACE) & offset_mask;
     ++counters_.drained;
     // Wait for every producer that reserved in this half to finish (write or release).

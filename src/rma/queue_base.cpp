@@ -54,17 +54,6 @@ std::size_t stage(std::vector<std::byte>& staging, std::uint64_t key, int source
     return sizeof h + payload.size();
 }
 
-void retry(const std::function<bool()>& attempt, const std::function<void()>& progress)
-{
-    while (!attempt()) {
-        if (progress) {
-            progress();
-        } else {
-            std::this_thread::yield();
-        }
-    }
-}
-
 std::vector<message> unpack_slots(const std::byte* bytes, std::uint64_t slots, std::size_t slot_bytes)
 {
     std::vector<message> out;
@@ -179,6 +168,25 @@ queue_base::~queue_base()
     if (win_ != MPI_WIN_NULL) {
         MPI_Win_free(&win_);
     }
+}
+
+void queue_base::push(int consumer, std::uint64_t key, std::span<const std::byte> payload,
+                      const std::function<void()>& progress)
+{
+    while (!try_push(consumer, key, payload)) {
+        if (progress) {
+            progress();
+        } else {
+            std::this_thread::yield();
+        }
+    }
+}
+
+queue_base::swap queue_base::next_swap()
+{
+    const unsigned filled = filling_;
+    filling_ ^= 1U;
+    return {filled, filling_ != 0 ? detail::half_bit : 0};
 }
 
 MPI_Aint queue_base::slot_disp(unsigned half, std::uint64_t slot) const

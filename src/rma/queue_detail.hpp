@@ -1,6 +1,6 @@
 #pragma once
 // Internal to src/rma: the one-sided queues' helpers — errors, the message header on the
-// wire, argument checks, staging, retrying and unpacking a drained half.
+// wire, argument checks, staging and unpacking a drained half.
 
 #include "treefold/rma/queue_base.hpp"
 
@@ -21,6 +21,11 @@ struct wire_header {
     std::uint32_t length;
 };
 
+/// The reservation word: bit 63 = the half producers fill, bits 0..62 = the next free slot.
+constexpr std::uint64_t half_bit = std::uint64_t{1} << 63;
+/// The offset bits of the reservation word.
+constexpr std::uint64_t offset_mask = half_bit - 1;
+
 /// Bytes before the first slot: the counters (at most eight 64-bit words).
 constexpr MPI_Aint header_region = 64;
 
@@ -37,9 +42,6 @@ void check_push(int consumer, int size, std::size_t payload_bytes, std::size_t h
 
 /// Writes header and payload back to back at the front of `staging`; returns the bytes used.
 std::size_t stage(std::vector<std::byte>& staging, std::uint64_t key, int source, std::span<const std::byte> payload);
-
-/// Calls `attempt` until it returns true, running `progress` (or yielding) between calls.
-void retry(const std::function<bool()>& attempt, const std::function<void()>& progress);
 
 /// The messages in the first `slots` slots of `slot_bytes` bytes at `bytes` (written back to
 /// back, each header first), ordered by (key, source): delivery never depends on arrival.

@@ -34,12 +34,7 @@ public:
     /// One locked attempt to deliver a message to `consumer`'s queue. Returns false when the
     /// half being filled has no room. Throws std::invalid_argument if the payload exceeds
     /// max_payload() or consumer is not a rank.
-    bool try_push(int consumer, std::uint64_t key, std::span<const std::byte> payload);
-
-    /// Delivers a message, retrying while the consumer's half is full; `progress` runs between
-    /// attempts (a rank that is also a consumer must drain its own queue there).
-    void push(int consumer, std::uint64_t key, std::span<const std::byte> payload,
-              const std::function<void()>& progress = {});
+    bool try_push(int consumer, std::uint64_t key, std::span<const std::byte> payload) override;
 
     /// Consumer: swaps halves under its own window's exclusive lock and returns the messages of
     /// the half that was being filled, ordered by (key, source).

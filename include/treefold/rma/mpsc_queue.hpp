@@ -36,19 +36,13 @@ public:
     /// after agreeing on them) if they differ between ranks, slot_bytes is not a positive
     /// multiple of 8, or slots_per_half is 0 or 2^32 or more.
     mpsc_queue(comm_view comm, std::size_t slots_per_half, std::size_t slot_bytes = 64);
-    ~mpsc_queue();
+    ~mpsc_queue() override;
 
     /// One attempt to deliver a message to `consumer`'s queue. Returns false when the half being
     /// filled has no room (the reservation is released; try again after the consumer drains).
     /// Throws std::invalid_argument if the payload exceeds max_payload() or consumer is not a
     /// rank.
-    bool try_push(int consumer, std::uint64_t key, std::span<const std::byte> payload);
-
-    /// Delivers a message, retrying while the consumer's half is full; `progress` runs between
-    /// attempts (a rank that is also a consumer must drain its own queue there, or two ranks
-    /// that fill each other's queues wait for ever).
-    void push(int consumer, std::uint64_t key, std::span<const std::byte> payload,
-              const std::function<void()>& progress = {});
+    bool try_push(int consumer, std::uint64_t key, std::span<const std::byte> payload) override;
 
     /// Consumer: swaps halves and returns the messages of the half that was being filled, once
     /// every producer that reserved space in it has finished, ordered by (key, source).

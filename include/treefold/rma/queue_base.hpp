@@ -13,6 +13,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <span>
 #include <vector>
 
 namespace treefold::rma {
@@ -50,6 +52,17 @@ public:
     /// Largest payload a message can carry (it must fit in one half).
     std::size_t max_payload() const { return slots_per_half_ * slot_bytes_ - header_bytes; }
 
+    /// One attempt to deliver a message to `consumer`'s queue; false when the half being filled
+    /// has no room. Throws std::invalid_argument if the payload exceeds max_payload() or
+    /// consumer is not a rank.
+    virtual bool try_push(int consumer, std::uint64_t key, std::span<const std::byte> payload) = 0;
+
+    /// Delivers a message, retrying while the consumer's half is full; `progress` runs between
+    /// attempts (a rank that is also a consumer must drain its own queue there, or two ranks
+    /// that fill each other's queues wait for ever).
+    void push(int consumer, std::uint64_t key, std::span<const std::byte> payload,
+              const std::function<void()>& progress = {});
+
     /// True when the window is a shared-memory one (every rank on one node: MPI_Win_allocate_shared),
     /// false for MPI_Win_allocate. Same protocol, same results.
     bool shared_memory() const { return shared_; }
@@ -66,10 +79,19 @@ protected:
     /// slot_bytes is not a positive multiple of 8, or slots_per_half is 0 or 2^32 or more.
     queue_base(comm_view comm, std::size_t slots_per_half, std::size_t slot_bytes);
     /// Frees the window (a derived queue closes its epochs first).
-    ~queue_base();
+    virtual ~queue_base();
 
     /// Displacement of `slot` of `half` in a window.
     MPI_Aint slot_disp(unsigned half, std::uint64_t slot) const;
+
+    /// A consumer's swap: the half producers filled until now, and the word (bit 63 = the
+    /// other half, offset 0) that sends them to the other one.
+    struct swap {
+        unsigned filled;     ///< the half to read
+        std::uint64_t word;  ///< the new value of the reservation word
+    };
+    /// Flips filling_ and returns the swap to make.
+    swap next_swap();
 
     boost::mpi::communicator comm_;  ///< the queue's own duplicate
     std::size_t slots_per_half_;     ///< slots in each half
