@@ -327,10 +327,10 @@ void scaling(const mpi::communicator& world, const options& o,
 
 } // namespace
 
-int main(int argc, char** argv)
+namespace {
+
+int run(int argc, char** argv, const mpi::communicator& world)
 {
-    mpi::environment env(argc, argv);
-    mpi::communicator world;
     options o;
     std::string experiment = "latency";
     std::string modes = "rma_queue,locked_queue,send_recv";
@@ -371,6 +371,15 @@ int main(int argc, char** argv)
         }
         return 2;
     }
+    for (const auto& m : o.modes) {
+        if (m != "rma_queue" && m != "locked_queue" && m != "send_recv") {
+            if (world.rank() == 0) {
+                std::fprintf(stderr, "queue_experiments: unknown mode '%s' (rma_queue, locked_queue, send_recv)\n",
+                             m.c_str());
+            }
+            return 2;
+        }
+    }
     if (experiment == "memory") {
         memory(world, o);
         return 0;
@@ -392,4 +401,20 @@ int main(int argc, char** argv)
     }
     world.barrier(); // every rank done with every queue before the windows are freed
     return 0;
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    mpi::environment env(argc, argv);
+    mpi::communicator world;
+    try {
+        return run(argc, argv, world);
+    } catch (const std::invalid_argument& e) { // the queues' size checks: every rank throws alike
+        if (world.rank() == 0) {
+            std::fprintf(stderr, "queue_experiments: %s\n", e.what());
+        }
+        return 2;
+    }
 }
