@@ -1,20 +1,27 @@
-// The one-sided many-to-one queue: every message delivered exactly once, in key order, with
-// tiny queues that force overflow and retry, and messages of varying length.
+// The one-sided many-to-one queues (lock-free mpsc_queue and its lock-based baseline
+// locked_queue, the same suite for both): every message delivered exactly once, in key order,
+// with tiny queues that force overflow and retry, and messages of varying length.
 #include <boost/test/unit_test.hpp>
 
 #include "support/mpi_test.hpp"
+#include "treefold/rma/locked_queue.hpp"
 #include "treefold/rma/mpsc_queue.hpp"
+
+#include <boost/mpl/list.hpp>
 
 #include <cstdlib>
 #include <map>
 #include <set>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 using namespace treefold;
 namespace mpi = boost::mpi;
 
 namespace {
+
+using queue_types = boost::mpl::list<rma::mpsc_queue, rma::locked_queue>;
 
 /// Payload of message number `n` from `source`: its length varies from 0 to 40 bytes and
 /// its bytes name both numbers, so a corrupted or misdelivered message is noticed.
@@ -29,7 +36,8 @@ std::vector<std::byte> payload_for(int source, std::uint64_t n)
 
 /// Every rank but `consumer` sends `per_producer` messages; the consumer drains until it has
 /// them all. Returns true on the consumer when each arrived exactly once and intact.
-bool one_round(rma::mpsc_queue& q, int consumer, std::uint64_t per_producer)
+template <class Queue>
+bool one_round(Queue& q, int consumer, std::uint64_t per_producer)
 {
     const auto& comm = q.communicator();
     if (comm.rank() != consumer) {
@@ -60,14 +68,17 @@ bool one_round(rma::mpsc_queue& q, int consumer, std::uint64_t per_producer)
 
 } // namespace
 
-BOOST_AUTO_TEST_CASE(every_message_exactly_once_with_tiny_queues)
+BOOST_AUTO_TEST_CASE_TEMPLATE(every_message_exactly_once_with_tiny_queues, Queue, queue_types)
 {
     const auto& w = testing::world();
+    // The lock-based queue's MPI_Win_lock costs milliseconds with the allocated window when
+    // oversubscribed: fewer messages keep the suite fast and still overflow 4-slot halves.
+    const std::uint64_t per_producer = std::is_same_v<Queue, rma::locked_queue> ? 10 : 25;
     for (const std::size_t slots : {4UL, 8UL, 64UL}) {
-        rma::mpsc_queue q(w, slots, 16);
+        Queue q(w, slots, 16);
         for (int round = 0; round < 2 * w.size(); ++round) {
             const int consumer = round % w.size();
-            const bool ok = one_round(q, consumer, 25);
+            const bool ok = one_round(q, consumer, per_producer);
             if (w.rank() == consumer) {
                 BOOST_CHECK_MESSAGE(ok, "round " << round << " with " << slots << " slots per half lost, duplicated or "
                                                  "corrupted a message");
@@ -84,10 +95,10 @@ BOOST_AUTO_TEST_CASE(every_message_exactly_once_with_tiny_queues)
     }
 }
 
-BOOST_AUTO_TEST_CASE(overflow_is_reported_and_released)
+BOOST_AUTO_TEST_CASE_TEMPLATE(overflow_is_reported_and_released, Queue, queue_types)
 {
     const auto& w = testing::world();
-    rma::mpsc_queue q(w, 4, 32); // 4 slots of 32 bytes: a 40-byte payload takes 2 slots
+    Queue q(w, 4, 32); // 4 slots of 32 bytes: a 40-byte payload takes 2 slots
     if (w.rank() == 0) {
         const std::vector<std::byte> big(40);
         BOOST_CHECK(q.try_push(0, 1, big));
@@ -104,22 +115,22 @@ BOOST_AUTO_TEST_CASE(overflow_is_reported_and_released)
     w.barrier();
 }
 
-BOOST_AUTO_TEST_CASE(bad_sizes_throw_on_every_rank)
+BOOST_AUTO_TEST_CASE_TEMPLATE(bad_sizes_throw_on_every_rank, Queue, queue_types)
 {
     const auto& w = testing::world();
-    BOOST_CHECK_THROW(rma::mpsc_queue(w, 8, 12), std::invalid_argument);
-    BOOST_CHECK_THROW(rma::mpsc_queue(w, 0, 16), std::invalid_argument);
+    BOOST_CHECK_THROW(Queue(w, 8, 12), std::invalid_argument);
+    BOOST_CHECK_THROW(Queue(w, 0, 16), std::invalid_argument);
     if (w.size() > 1) {
-        BOOST_CHECK_THROW(rma::mpsc_queue(w, w.rank() == 0 ? 8 : 16, 16), std::invalid_argument);
+        BOOST_CHECK_THROW(Queue(w, w.rank() == 0 ? 8 : 16, 16), std::invalid_argument);
     }
 }
 
-BOOST_AUTO_TEST_CASE(all_to_one_with_progress_on_every_rank)
+BOOST_AUTO_TEST_CASE_TEMPLATE(all_to_one_with_progress_on_every_rank, Queue, queue_types)
 {
     // Every rank sends to every rank (itself included) through tiny queues, draining its own
     // queue while it waits: no rank waits for ever.
     const auto& w = testing::world();
-    rma::mpsc_queue q(w, 4, 16);
+    Queue q(w, 4, 16);
     const std::uint64_t per_pair = 10;
     std::map<int, std::uint64_t> got;
     auto service = [&] {
@@ -150,13 +161,13 @@ BOOST_AUTO_TEST_CASE(all_to_one_with_progress_on_every_rank)
     w.barrier();
 }
 
-BOOST_AUTO_TEST_CASE(window_kind_follows_the_node_and_the_override)
+BOOST_AUTO_TEST_CASE_TEMPLATE(window_kind_follows_the_node_and_the_override, Queue, queue_types)
 {
     // The tests run on one node: a shared-memory window unless TREEFOLD_RMA_WINDOW=allocate
     // asks for MPI_Win_allocate (ctest registers the suites both ways).
     const char* forced = std::getenv("TREEFOLD_RMA_WINDOW");
     const bool want_shared = !(forced != nullptr && std::string_view(forced) == "allocate");
-    rma::mpsc_queue q(testing::world(), 4, 32);
+    Queue q(testing::world(), 4, 32);
     BOOST_TEST(q.shared_memory() == want_shared);
     BOOST_TEST(q.window_bytes() == 64U + 2U * 4U * 32U); // 64 bytes of counters, then the halves
 }
