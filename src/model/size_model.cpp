@@ -39,7 +39,10 @@ void size_params::check() const
     if (!std::isfinite(rendezvous_r)) {
         bad_term("rendezvous_r", rendezvous_r, "finite");
     }
-    // β ≥ 0: the terms are smallest just above the step.
+    if (!std::isfinite(rendezvous_beta) || beta + rendezvous_beta < 0) {
+        bad_term("beta + rendezvous_beta", beta + rendezvous_beta, "finite and >= 0");
+    }
+    // Per-byte terms ≥ 0: the terms are smallest just above the step.
     if (has_step(*this)) {
         const params above = at(eager_limit + 1);
         if (above.alpha_p < 0) {
@@ -57,7 +60,7 @@ params size_params::at(std::uint64_t bytes) const
     out.alpha_r += beta * static_cast<double>(bytes);
     if (bytes > eager_limit) {
         out.alpha_p += rendezvous_p;
-        out.alpha_r += rendezvous_r;
+        out.alpha_r += rendezvous_r + rendezvous_beta * static_cast<double>(bytes);
     }
     return out;
 }
@@ -165,17 +168,21 @@ std::vector<double> solve_least_squares(std::vector<double> a, std::vector<doubl
 std::vector<double> fit_at(const std::vector<size_sample>& samples, std::uint64_t limit, double& rss)
 {
     const bool step = limit != std::numeric_limits<std::uint64_t>::max();
-    const std::size_t cols = step ? 5 : 3;
+    const std::size_t cols = step ? 6 : 3;
     std::vector<double> a;
     std::vector<double> y;
     for (const auto& s : samples) {
+        // Relative residuals: every row divided by its time (the sizes span 8 B … 64 KiB, and
+        // absolute residuals would fit the largest messages only).
+        const double w = s.time > 0 ? 1.0 / s.time : 1.0;
         const double b = s.messages;
-        const double above = s.bytes > limit ? 1.0 : 0.0;
-        a.insert(a.end(), {2.0, b + 1.0, b * static_cast<double>(s.bytes) + 8.0});
+        const double bn = b * static_cast<double>(s.bytes);
+        const double above = s.bytes > limit ? w : 0.0;
+        a.insert(a.end(), {2.0 * w, (b + 1.0) * w, (bn + 8.0) * w});
         if (step) {
-            a.insert(a.end(), {above, above * b});
+            a.insert(a.end(), {above, above * b, above * bn});
         }
-        y.push_back(s.time);
+        y.push_back(s.time * w);
     }
     return solve_least_squares(std::move(a), std::move(y), cols, rss);
 }
@@ -225,12 +232,13 @@ size_fit fit_size_model(const std::vector<size_sample>& samples, double min_gain
     out.model.base.alpha_r = x[1];
     out.model.beta = x[2];
     out.model.eager_limit = limit;
-    if (x.size() == 5) {
+    if (x.size() == 6) {
         out.model.rendezvous_p = x[3];
         out.model.rendezvous_r = x[4];
+        out.model.rendezvous_beta = x[5];
     }
     out.samples = samples.size();
-    out.rms_residual = std::sqrt(best_rss / static_cast<double>(samples.size()));
+    out.rms_relative_residual = std::sqrt(best_rss / static_cast<double>(samples.size()));
     return out;
 }
 
@@ -259,10 +267,14 @@ size_params read_size_calibration(std::istream& in, const std::string& name)
                                          "': eager_limit needs a whole number of bytes");
             }
             out.eager_limit = v;
-        } else if (key == "beta" || key == "rendezvous_p" || key == "rendezvous_r") {
-            double v = 0; // read_calibration has checked that a number follows
-            ls >> v;
-            (key == "beta" ? out.beta : key == "rendezvous_p" ? out.rendezvous_p : out.rendezvous_r) = v;
+        } else if (key == "beta") {
+            ls >> out.beta; // read_calibration has checked that a number follows
+        } else if (key == "rendezvous_p") {
+            ls >> out.rendezvous_p;
+        } else if (key == "rendezvous_r") {
+            ls >> out.rendezvous_r;
+        } else if (key == "rendezvous_beta") {
+            ls >> out.rendezvous_beta;
         }
     }
     out.check();
@@ -278,7 +290,8 @@ void write_size_calibration(const std::string& path, const size_params& m, const
     if (has_step(m)) {
         out << "eager_limit " << m.eager_limit << "\n"
             << "rendezvous_p " << m.rendezvous_p << "\n"
-            << "rendezvous_r " << m.rendezvous_r << "\n";
+            << "rendezvous_r " << m.rendezvous_r << "\n"
+            << "rendezvous_beta " << m.rendezvous_beta << "\n";
     }
     if (!out) {
         throw std::runtime_error("treefold: writing calibration file '" + path + "' failed");

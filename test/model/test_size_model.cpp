@@ -60,6 +60,7 @@ model::size_params known()
     m.eager_limit = 4096;
     m.rendezvous_p = 1.5;
     m.rendezvous_r = 0.6;
+    m.rendezvous_beta = -2e-4;
     return m;
 }
 
@@ -87,7 +88,8 @@ BOOST_AUTO_TEST_CASE(fit_recovers_known_constants)
     BOOST_CHECK_EQUAL(f.model.eager_limit, 4096u);
     BOOST_CHECK_CLOSE(f.model.rendezvous_p, m.rendezvous_p, 1e-6);
     BOOST_CHECK_CLOSE(f.model.rendezvous_r, m.rendezvous_r, 1e-6);
-    BOOST_CHECK_LT(f.rms_residual, 1e-9);
+    BOOST_CHECK_CLOSE(f.model.rendezvous_beta, m.rendezvous_beta, 1e-6);
+    BOOST_CHECK_LT(f.rms_relative_residual, 1e-9);
     BOOST_CHECK_EQUAL(f.samples, grid_sizes().size() * 16);
 
     // With a 1 % wobble the threshold is still found and the constants are close.
@@ -95,7 +97,7 @@ BOOST_AUTO_TEST_CASE(fit_recovers_known_constants)
     BOOST_CHECK_EQUAL(g.model.eager_limit, 4096u);
     BOOST_CHECK_CLOSE(g.model.beta, m.beta, 5.0);
     BOOST_CHECK_CLOSE(g.model.rendezvous_p, m.rendezvous_p, 20.0);
-    BOOST_CHECK_GT(g.rms_residual, 0.0);
+    BOOST_CHECK_GT(g.rms_relative_residual, 0.0);
 }
 
 BOOST_AUTO_TEST_CASE(fit_without_a_step_finds_none)
@@ -130,16 +132,18 @@ BOOST_AUTO_TEST_CASE(modelled_time_grows_with_size_as_fitted)
     double last = 0;
     for (const std::uint64_t n : grid_sizes()) {
         const double t = model::modelled_time(s, 8, m, n);
-        const double want = 2 * (0.3 + (n > 4096 ? 1.5 : 0.0)) + 4 * (0.12 + 4e-4 * n + (n > 4096 ? 0.6 : 0.0));
+        const double nd = static_cast<double>(n);
+        const double want =
+            2 * (0.3 + (n > 4096 ? 1.5 : 0.0)) + 4 * (0.12 + 4e-4 * nd + (n > 4096 ? 0.6 - 2e-4 * nd : 0.0));
         BOOST_CHECK_CLOSE(t, want, 1e-6);
         if (n > 8) {
             BOOST_CHECK_GT(t, last);
         }
         last = t;
     }
-    // The step: crossing the eager limit adds 2 δ_p + 4 δ_r beyond the per-byte growth.
+    // The step: crossing the eager limit adds 2 δ_p + 4 (δ_r + δ_β n) beyond the per-byte growth.
     const double jump = model::modelled_time(s, 8, m, 4097) - model::modelled_time(s, 8, m, 4096);
-    BOOST_CHECK_CLOSE(jump, 2 * 1.5 + 4 * 0.6 + 4 * 4e-4, 1e-6);
+    BOOST_CHECK_CLOSE(jump, 2 * 1.5 + 4 * (0.6 - 2e-4 * 4097) + 4 * 4e-4, 1e-6);
     // Without size terms the model is the size-free one at every size.
     const auto plain = model::size_params::from({0.88, 0.38});
     BOOST_CHECK_EQUAL(model::modelled_time(s, 8, plain, 65536), model::modelled_time(s, 8, plain.base));
@@ -177,6 +181,9 @@ BOOST_AUTO_TEST_CASE(invalid_size_parameters_are_named)
     m.rendezvous_r = -3;
     BOOST_CHECK(throws_with([&] { m.check(); }, "above the eager limit"));
     m = known();
+    m.rendezvous_beta = -1e-3;
+    BOOST_CHECK(throws_with([&] { m.check(); }, "rendezvous_beta"));
+    m = known();
     m.base.alpha_r = 0;
     BOOST_CHECK(throws_with([&] { m.check(); }, "alpha_r > 0"));
     BOOST_CHECK(throws_with([&] { model::best(8, m, 8); }, "alpha_r > 0"));
@@ -194,6 +201,7 @@ BOOST_AUTO_TEST_CASE(size_calibration_file_round_trips)
     BOOST_CHECK_EQUAL(r.eager_limit, m.eager_limit);
     BOOST_CHECK_EQUAL(r.rendezvous_p, m.rendezvous_p);
     BOOST_CHECK_EQUAL(r.rendezvous_r, m.rendezvous_r);
+    BOOST_CHECK_EQUAL(r.rendezvous_beta, m.rendezvous_beta);
     // The size-free reader takes the same file.
     BOOST_CHECK_EQUAL(model::read_calibration(path).alpha_p, m.base.alpha_p);
     // A size-free file reads as β = 0 without a step.

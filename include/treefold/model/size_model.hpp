@@ -2,11 +2,12 @@
 /// The pipelining model with a message size (the extension the thesis's §4.3.2 and §7.2.1
 /// suggest): α_p and α_r become functions of the bytes n one message carries,
 ///
-///   α_r(n) = α_r + β·n + [n > E]·δ_r,    α_p(n) = α_p + [n > E]·δ_p,
+///   α_r(n) = α_r + β·n + [n > E]·(δ_r + δ_β·n),    α_p(n) = α_p + [n > E]·δ_p,
 ///
 /// with β the per-byte cost of a message (copies in and out of the transport), E the eager
-/// limit (largest size sent eagerly) and δ_p, δ_r the extra latency and per-message cost of
-/// the rendezvous protocol above it. The thesis's Table 4.1 fits α_p and α_r per size; the
+/// limit (largest size sent eagerly) and δ_p, δ_r, δ_β the rendezvous protocol's extra
+/// latency, per-message and per-byte cost above it (Open MPI's shared memory copies twice
+/// below the limit and once, by CMA, above: δ_β < 0). The thesis's Table 4.1 fits α_p and α_r per size; the
 /// per-byte term grows α_r and leaves α_p as it is, as the table does. Every schedule
 /// function of model/pipelining.hpp then applies at a size through size_params::at.
 ///
@@ -33,6 +34,7 @@ struct size_params {
     std::uint64_t eager_limit = std::numeric_limits<std::uint64_t>::max();
     double rendezvous_p = 0; ///< extra pipeline latency above the eager limit
     double rendezvous_r = 0; ///< extra cost per message above the eager limit
+    double rendezvous_beta = 0; ///< change of the cost per byte above the eager limit
 
     /// The size-free model's constants (β = 0, no step).
     static size_params from(const params& m)
@@ -43,7 +45,8 @@ struct size_params {
     }
 
     /// Throws std::invalid_argument (naming the term) unless every term is finite, base.check()
-    /// holds, β ≥ 0, and α_p(n) ≥ 0 and α_r(n) > 0 at every size (so at the step too).
+    /// holds, β ≥ 0 and β + δ_β ≥ 0, and α_p(n) ≥ 0 and α_r(n) > 0 at every size (so just
+    /// above the step too).
     void check() const;
     /// The pipelining model's parameters for messages of `bytes` bytes.
     params at(std::uint64_t bytes) const;
@@ -70,16 +73,17 @@ struct size_sample {
 /// What fit_size_model found.
 struct size_fit {
     size_params model;       ///< the fitted constants (receives: free)
-    double rms_residual = 0; ///< root mean square of the residuals, in the samples' unit
+    double rms_relative_residual = 0; ///< root mean square of the residuals relative to the times
     std::size_t samples = 0; ///< how many samples the fit used
 };
 
 /// Least-squares fit of schedule_calibrate's samples to the size-aware model. Under it a
 /// sample takes b·α_r(n) + α_p(n) (the multicast, Eq. 4.6) + α_r(8) + α_p(8) (the
-/// acknowledgement): 2α_p + (b+1)α_r + β(b·n + 8) + [n > E](δ_p + b·δ_r), linear in the five
-/// constants for a fixed E. E is tried at each measured size with at least two larger sizes
-/// measured (and "no step"); the least residual wins, a step only when it lowers the residual
-/// by more than `min_gain` (relative). Throws std::invalid_argument when the samples cannot
+/// acknowledgement): 2α_p + (b+1)α_r + β(b·n + 8) + [n > E](δ_p + b·δ_r + b·n·δ_β), linear
+/// in the six constants for a fixed E; residuals are taken relative to the times (the sizes
+/// span four orders of magnitude). E is tried at each measured size with at least two larger
+/// sizes measured (and "no step"); the least residual wins, a step only when it lowers the
+/// residual sum of squares by more than the fraction `min_gain`. Throws std::invalid_argument when the samples cannot
 /// determine the constants (fewer than two message counts or two sizes, a count < 1, a
 /// non-finite time). The fitted constants are not checked: a noisy fit may give α_p < 0, as
 /// the thesis's Table 4.1 does at 128 KB.
