@@ -184,7 +184,7 @@ int main(int argc, char** argv)
                     "(cross-check: one-way ping-pong %.4f us - alpha_r = %.4f us)\n",
                     intercept, m.alpha_r, m.alpha_r, m.alpha_p, m.alpha_r > 0 ? m.alpha_p / m.alpha_r : 0.0, one_way,
                     one_way - m.alpha_r);
-        if (!(m.alpha_r > 0)) {
+        if (!sizes && !(m.alpha_r > 0)) {
             std::fprintf(stderr, "schedule_calibrate: non-positive slope; not writing %s\n", out.c_str());
             return 1;
         }
