@@ -10,9 +10,13 @@
 // over MPI_Allreduce's median at the same size in the same run. Methods alternate per size
 // so background load hits all of them alike. Counts (messages summed over ranks, rounds) are
 // deterministic. The schedules come from the model with --calibration's α_p, α_r (default
-// 0.88/0.38 us). On this 2-core machine p > 2 is oversubscribed (flagged in the output).
+// 0.88/0.38 us). When the file holds the size model (schedule_calibrate --sizes), the method
+// `best_sized` runs the best schedule at each size's message bytes (every message carries the
+// whole vector), planned before the timed calls. On this 2-core machine p > 2 is
+// oversubscribed (flagged in the output).
 #include "treefold/collective/allreduce.hpp"
 #include "treefold/model/pipelining.hpp"
+#include "treefold/model/size_model.hpp"
 
 #include <boost/mpi.hpp>
 
@@ -20,6 +24,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <map>
+#include <memory>
 #include <numeric>
 #include <string>
 #include <thread>
@@ -53,7 +59,8 @@ int main(int argc, char** argv)
     int iterations = 1000;
     int warmup = 100;
     bool csv_only = false;
-    treefold::model::params m;
+    treefold::model::size_params sized;
+    treefold::model::params& m = sized.base;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         const bool v = i + 1 < argc;
@@ -66,7 +73,7 @@ int main(int argc, char** argv)
         } else if (a == "--warmup" && v) {
             warmup = std::atoi(argv[++i]);
         } else if (a == "--calibration" && v) {
-            m = treefold::model::read_calibration(argv[++i]);
+            sized = treefold::model::read_size_calibration(argv[++i]);
         } else if (a == "--csv-only") {
             csv_only = true;
         } else {
@@ -84,6 +91,20 @@ int main(int argc, char** argv)
     collective::schedule_allreducer run_rd(world, rd);
     collective::schedule_allreducer run_heur(world, heur);
     collective::schedule_allreducer run_best(world, best);
+    // The size model's best schedule per size (planned here, outside the timed calls).
+    std::map<long, topology::schedule> sized_schedule;
+    std::map<std::string, std::unique_ptr<collective::schedule_allreducer>> sized_runner;
+    if (sized.sized()) {
+        for (long bytes = min_bytes; bytes <= max_bytes; bytes *= 2) {
+            const auto msg = static_cast<std::uint64_t>(std::max<long>(1, bytes / 8) * 8);
+            const topology::schedule s = treefold::model::best(p, sized, msg);
+            sized_schedule.emplace(bytes, s);
+            if (sized_runner.count(s.to_string()) == 0) {
+                sized_runner.emplace(s.to_string(), std::make_unique<collective::schedule_allreducer>(world, s));
+            }
+        }
+    }
+    collective::schedule_allreducer* sized_now = nullptr; // this size's runner
     int q = 1;
     while (q * 2 <= p) {
         q *= 2;
@@ -97,7 +118,7 @@ int main(int argc, char** argv)
         std::function<void(std::span<double>, treefold::net::counters&)> run;
     };
     std::vector<double> scratch;
-    const std::vector<method> methods{
+    std::vector<method> methods{
         {"MPI_Allreduce", "-", 0,
          [&](std::span<double> d, treefold::net::counters&) {
              scratch.resize(d.size());
@@ -125,6 +146,11 @@ int main(int argc, char** argv)
              collective::rabenseifner_allreduce(world, d, std::plus<double>(), &c);
          }},
     };
+    if (sized.sized()) {
+        methods.push_back({"best_sized", "per size", 0, [&](std::span<double> d, treefold::net::counters& c) {
+                               sized_now->elements(d, std::plus<double>(), &c);
+                           }});
+    }
     const unsigned cores = std::thread::hardware_concurrency();
     char host[MPI_MAX_PROCESSOR_NAME];
     int len = 0;
@@ -142,6 +168,18 @@ int main(int argc, char** argv)
     std::vector<std::string> csv;
     for (long bytes = min_bytes; bytes <= max_bytes; bytes *= 2) {
         const auto n = static_cast<std::size_t>(std::max<long>(1, bytes / 8));
+        if (sized.sized()) {
+            const topology::schedule& s = sized_schedule.at(bytes);
+            sized_now = sized_runner.at(s.to_string()).get();
+            methods.back().stages = s.to_string();
+            methods.back().rounds = s.rounds();
+            if (world.rank() == 0 && !csv_only) {
+                std::printf("# %ld B: size model best '%s' (modelled %.3f us; recursive doubling %.3f us)\n",
+                            static_cast<long>(n * 8), s.to_string().c_str(),
+                            treefold::model::modelled_time(s, p, sized, n * 8),
+                            treefold::model::modelled_time(rd, p, sized, n * 8));
+            }
+        }
         std::vector<double> data(n);
         std::vector<std::vector<double>> times(methods.size(), std::vector<double>(static_cast<std::size_t>(iterations)));
         std::vector<std::uint64_t> messages(methods.size(), 0);

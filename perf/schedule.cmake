@@ -1,5 +1,5 @@
 # Allreduce schedules (not run by ctest):
-#   mpirun -n 2 perf/schedule_calibrate [--out FILE]   measures alpha_p, alpha_r -> FILE
+#   mpirun -n 2 perf/schedule_calibrate [--out FILE] [--sizes]  alpha_p, alpha_r (--sizes: and the size model) -> FILE
 #   mpirun -n P perf/osu_allreduce [--calibration FILE] OSU-style latency, 8 B .. 4 KiB
 #   perf/schedule_efficiency [--svg FILE]               best vs recursive doubling / both heuristics
 #   mpirun -n P perf/reducer_exchange                   reducer all_reduce by exchange

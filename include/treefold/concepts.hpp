@@ -151,4 +151,12 @@ concept schedule_generator = requires(int p) {
     { G::make(p) } -> allreduce_schedule;
 };
 
+/// A schedule generator that also plans for a message size: `static make(int p,
+/// std::uint64_t bytes)`; exchange::scheduled passes the bytes of its frontier messages
+/// (exchange::schedules::best_sized).
+template <class G>
+concept sized_schedule_generator = schedule_generator<G> && requires(int p, std::uint64_t bytes) {
+    { G::make(p, bytes) } -> allreduce_schedule;
+};
+
 } // namespace treefold

@@ -27,8 +27,8 @@ const command commands[] = {
     {"plan", "treefold plan --n N --p P [--distribution D] [--t-send NS] [--t-op NS]\n"
              "      direct-exchange messages, block sizes and score per layout (no MPI)",
      &treefold::cli::run_plan},
-    {"schedule", "treefold schedule --p P [--alpha-p X --alpha-r Y | --calibration FILE] [--schedule TEXT]...\n"
-                 "      [--noise US --seed S]: recursive doubling, heuristic and best allreduce schedules with\n"
+    {"schedule", "treefold schedule --p P [--alpha-p X --alpha-r Y [--beta B] | --calibration FILE] [--bytes N]\n"
+                 "      [--schedule TEXT]... [--noise US --seed S]: recursive doubling, heuristic and best allreduce schedules with\n"
                  "      modelled and simulated times and message counts (no MPI)",
      &treefold::cli::run_schedule},
     {"calibrate", "mpirun -n P treefold calibrate --out FILE [--min-level A] [--max-level B]\n"

@@ -1,18 +1,23 @@
-// `treefold schedule --p P [--alpha-p X --alpha-r Y | --calibration FILE] [--receives free|conflicts]
-// [--schedule TEXT]... [--noise MEAN --seed S]`: recursive doubling, treefold's heuristic, the
-// thesis's heuristic (sorted and unsorted), the best schedule and the best in the thesis's space
-// for p ranks, with modelled and simulated times, message counts and efficiency (no MPI).
+// `treefold schedule --p P [--alpha-p X --alpha-r Y [--beta B] | --calibration FILE]
+// [--bytes N] [--receives free|conflicts] [--schedule TEXT]... [--noise MEAN --seed S]`:
+// recursive doubling, treefold's heuristic, the thesis's heuristic (sorted and unsorted), the
+// best schedule and the best in the thesis's space for p ranks, with modelled and simulated
+// times, message counts and efficiency (no MPI). With --bytes, every message carries N bytes
+// and the model's α_p, α_r are the size-aware model's at N (model/size_model.hpp).
 #include "commands.hpp"
 #include "common.hpp"
 #include "treefold/topology/schedule.hpp"
 #include "treefold/model/pipelining.hpp"
+#include "treefold/model/size_model.hpp"
 #include "treefold/model/simulator.hpp"
 
 #include <boost/program_options.hpp>
 
 #include <cinttypes>
+#include <cstdint>
 #include <cstdio>
 #include <iostream>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -24,7 +29,9 @@ namespace treefold::cli {
 int run_schedule(const std::vector<std::string>& args, int& /*argc*/, char**& /*argv*/)
 {
     int p = 0;
-    model::params m;
+    model::size_params sized;
+    model::params& m = sized.base;
+    std::uint64_t bytes = 8;
     std::string calibration;
     std::vector<std::string> extra;
     model::noise noise;
@@ -34,7 +41,10 @@ int run_schedule(const std::vector<std::string>& args, int& /*argc*/, char**& /*
         ("p", po::value(&p)->required(), "number of ranks p (1..1048576)")
         ("alpha-p", po::value(&m.alpha_p), "pipeline latency of a multicast (us; default 0.88)")
         ("alpha-r", po::value(&m.alpha_r), "cost per message of a multicast (us; default 0.38)")
-        ("calibration", po::value(&calibration), "read alpha_p and alpha_r from this file (perf/schedule_calibrate; - for standard input)")
+        ("beta", po::value(&sized.beta), "cost per byte of a message (us; default 0)")
+        ("bytes", po::value(&bytes), "bytes per message (default 8): the model's alpha_p, alpha_r at this size")
+        ("calibration", po::value(&calibration), "read alpha_p and alpha_r (and the size terms of "
+                                                 "schedule_calibrate --sizes) from this file (- for standard input)")
         ("receives", po::value(&receives), "model: 'free' (the thesis; a collapse costs alpha_p + alpha_r, default) or "
                                            "'conflicts' (one alpha_r per message received)")
         ("schedule", po::value(&extra)->composing(), "also evaluate this schedule (text form; repeatable)")
@@ -51,20 +61,21 @@ int run_schedule(const std::vector<std::string>& args, int& /*argc*/, char**& /*
         throw usage_error("--p must be between 1 and 1048576");
     }
     if (!calibration.empty()) {
-        if (vm.count("alpha-p") != 0 || vm.count("alpha-r") != 0) {
-            throw usage_error("give either --calibration or --alpha-p/--alpha-r, not both");
+        if (vm.count("alpha-p") != 0 || vm.count("alpha-r") != 0 || vm.count("beta") != 0) {
+            throw usage_error("give either --calibration or --alpha-p/--alpha-r/--beta, not both");
         }
         try {
-            m = calibration == "-" ? model::read_calibration(std::cin, "standard input")
-                                   : model::read_calibration(calibration);
+            sized = calibration == "-" ? model::read_size_calibration(std::cin, "standard input")
+                                       : model::read_size_calibration(calibration);
         } catch (const std::exception& e) {
             throw as_usage(e); // a missing or malformed file is bad input
         }
     }
     require_cost(m.alpha_p, "--alpha-p");
     require_cost(m.alpha_r, "--alpha-r");
+    require_cost(sized.beta, "--beta");
     try {
-        m.check();
+        sized.check();
     } catch (const std::invalid_argument& e) {
         throw as_usage(e);
     }
@@ -73,6 +84,19 @@ int run_schedule(const std::vector<std::string>& args, int& /*argc*/, char**& /*
         throw usage_error("--receives must be 'free' or 'conflicts'");
     }
     m.receives = receives == "free" ? model::receive_cost::free : model::receive_cost::conflicts;
+    if (bytes < 1 || bytes > (std::uint64_t{1} << 40)) {
+        throw usage_error("--bytes must be between 1 and 2^40");
+    }
+    const bool size_aware = sized.sized() || vm.count("bytes") != 0;
+    if (size_aware) {
+        std::printf("size model: alpha_p = %g us, alpha_r = %g us, beta = %g us/B", m.alpha_p, m.alpha_r, sized.beta);
+        if (sized.eager_limit != std::numeric_limits<std::uint64_t>::max()) {
+            std::printf(", above %" PRIu64 " B %+g us, %+g us per message, %+g us/B", sized.eager_limit,
+                        sized.rendezvous_p, sized.rendezvous_r, sized.rendezvous_beta);
+        }
+        std::printf("; messages of %" PRIu64 " B\n", bytes);
+        sized.base = sized.at(bytes); // the pipelining model at this size
+    }
     std::vector<std::pair<std::string, topology::schedule>> rows{
         {"recursive doubling", topology::recursive_doubling(p)},
         {"heuristic", model::heuristic(p, m)},

@@ -14,6 +14,7 @@
 #include "treefold/layout/distribution.hpp"
 #include "treefold/reducer.hpp"
 
+#include <array>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -156,6 +157,34 @@ BOOST_AUTO_TEST_CASE(errors_reach_every_rank)
         // One message per schedule edge, no broadcast.
         const auto total = mpi::all_reduce(sub, r.last_counters().messages, std::plus<std::uint64_t>());
         BOOST_CHECK_EQUAL(total, exchange::schedules::best::make(p).messages(p));
+        return std::vector<unsigned char>{};
+    });
+}
+
+BOOST_AUTO_TEST_CASE(best_sized_plans_by_frontier_bytes)
+{
+    testing::on_every_size([](const mpi::communicator& sub) {
+        const int p = sub.size();
+        const std::uint64_t n = 1000; // root level 10: frontier messages of 11 values
+        const auto l = layout::block_layout::from_counts(layout::even_lower(n, p));
+        using sized = exchange::scheduled<exchange::schedules::best_sized>;
+        using small_plan = sized::plan<double>;
+        using large_plan = sized::plan<std::array<double, 64>>;
+        BOOST_CHECK_EQUAL(small_plan::message_bytes(n), 88u);
+        BOOST_CHECK_EQUAL(large_plan::message_bytes(n), 5632u);
+        const small_plan small(sub, l);
+        const large_plan large(sub, l);
+        BOOST_CHECK_EQUAL(small.schedule().to_string(), exchange::schedules::best_sized::make(p, 88).to_string());
+        BOOST_CHECK_EQUAL(large.schedule().to_string(), exchange::schedules::best_sized::make(p, 5632).to_string());
+        if (p == 16) { // past the eager limit the model turns from 4 4 to recursive doubling
+            BOOST_CHECK_EQUAL(small.schedule().to_string(), "4 4");
+            BOOST_CHECK_EQUAL(large.schedule().to_string(), "2 2 2 2");
+        }
+        const auto xs = testing::mixed_values(5, n, false);
+        const double want = testing::oracle_reduce(xs, std::plus<double>());
+        for (const auto& named : testing::basic_layouts(n, p, 7)) {
+            testing::check_reducer<sized, kernel::scalar>(sub, xs, named, std::plus<double>(), want, 0, "best_sized");
+        }
         return std::vector<unsigned char>{};
     });
 }

@@ -45,6 +45,21 @@ grep -q 'alpha_p = 5 us, alpha_r = 0.1 us' <<<"$out" || fail "calibration values
 grep -q '^given  *merge(488) 8 8 8 invmerge' <<<"$out" || fail "given merge schedule not listed"
 grep -q '^given  *10 10 10 ' <<<"$out" || fail "given factor schedule not listed"
 
+# Message size: with 1e-3 us per byte, p = 16 multiplies 4 4 at 8 B and doubles at 64 KiB.
+out="$("$tool" schedule --p 16 --beta 0.001 --bytes 8)" || fail "--bytes 8 exited $?"
+grep -Eq '^best +4 4 +2 ' <<<"$out" || fail "best at 8 B with beta"
+out="$("$tool" schedule --p 16 --beta 0.001 --bytes 65536)" || fail "--bytes 65536 exited $?"
+echo "$out"
+grep -q 'messages of 65536 B' <<<"$out" || fail "message size not named"
+grep -q 'alpha_r = 65.916 us' <<<"$out" || fail "alpha_r at 64 KiB"
+grep -Eq '^best +2 2 2 2 +4 ' <<<"$out" || fail "best at 64 KiB with beta"
+# A size calibration file (schedule_calibrate --sizes): the step above the eager limit applies.
+printf 'alpha_p 0.3\nalpha_r 0.1\nbeta 0\neager_limit 4032\nrendezvous_p 0\nrendezvous_r 2\nrendezvous_beta 0\n' > "$work/size.txt"
+out="$("$tool" schedule --p 16 --calibration "$work/size.txt" --bytes 4096)" || fail "size calibration run exited $?"
+grep -q 'alpha_r = 2.1 us' <<<"$out" || fail "rendezvous step not applied at 4096 B"
+out="$("$tool" schedule --p 16 --calibration "$work/size.txt" --bytes 4032)" || fail "size calibration run exited $?"
+grep -q 'alpha_p = 0.3 us, alpha_r = 0.1 us' <<<"$out" || fail "eager size charged the step"
+
 expect_bad() { # expect_bad <needle> <args...>
   local needle="$1"; shift
   local msg; msg="$("$tool" schedule "$@" 2>&1)"; local rc=$?
@@ -64,6 +79,10 @@ msg="$("$tool" schedule --p 4 --calibration "$work/missing.txt" 2>&1)"
 printf 'alpha_p 1e400\nalpha_r 1\n' > "$work/huge.txt"
 expect_bad "no number after 'alpha_p'" --p 4 --calibration "$work/huge.txt"
 expect_bad "'free' or 'conflicts'" --p 4 --receives both
+expect_bad "--bytes must be" --p 4 --bytes 0
+expect_bad "not both" --p 4 --calibration "$work/cal.txt" --beta 1
+printf 'alpha_p 1\nalpha_r 1\nbeta -1\n' > "$work/negbeta.txt"
+expect_bad "beta finite and >= 0" --p 4 --calibration "$work/negbeta.txt"
 expect_bad "at least two factor stages" --p 7 --schedule "pmerge(1) 6 psplit"
 "$tool" schedule --p 4 --calibration "$work/missing.txt" >/dev/null 2>&1; rc=$?
 [[ $rc -ne 0 ]] || fail "missing calibration file accepted"

@@ -1,11 +1,15 @@
 #pragma once
 /// The schedule generators planned by the cost model (model/pipelining.hpp) for
-/// exchange::scheduled: treefold's heuristic and the least modelled time.
+/// exchange::scheduled: treefold's heuristic and the least modelled time, the latter also by
+/// the size of the frontier messages (model/size_model.hpp).
 
 #include "treefold/config.hpp"
 #include "treefold/exchange/schedule.hpp"
 #include "treefold/model/pipelining.hpp"
+#include "treefold/model/size_model.hpp"
 #include "treefold/topology/schedule.hpp"
+
+#include <cstdint>
 
 namespace treefold::exchange::schedules {
 
@@ -22,6 +26,29 @@ struct heuristic {
 struct best {
     static constexpr const char* name = "best";
     static topology::schedule make(int p) { return model::best(p, run_params); }
+};
+
+/// The size-aware model fitted on a 2-core Open MPI 4.1 shared-memory machine
+/// (schedule_calibrate --sizes, p = 2, rounded; doc/performance.md), with receive conflicts
+/// charged as in run_params: α_p 0.3 us, α_r 0.15 us, β 4e-5 us/B; above the 4032-byte eager
+/// limit +0.45 us latency, +1.8 us and +4e-5 us/B per message.
+inline model::size_params run_size_params()
+{
+    model::size_params m;
+    m.base = {0.3, 0.15, model::receive_cost::conflicts};
+    m.beta = 4e-5;
+    m.eager_limit = 4032;
+    m.rendezvous_p = 0.45;
+    m.rendezvous_r = 1.8;
+    m.rendezvous_beta = 4e-5;
+    return m;
+}
+/// The least modelled time with run_size_params at the plan's frontier message size: large
+/// frontiers (large T, or past the eager limit) turn it towards fewer messages per round.
+struct best_sized {
+    static constexpr const char* name = "best_sized";
+    static topology::schedule make(int p) { return make(p, 8); }
+    static topology::schedule make(int p, std::uint64_t bytes) { return model::best(p, run_size_params(), bytes); }
 };
 
 } // namespace treefold::exchange::schedules

@@ -22,6 +22,7 @@
 
 #include <boost/mpi/communicator.hpp>
 
+#include <cstdint>
 #include <exception>
 #include <map>
 #include <optional>
@@ -57,7 +58,7 @@ struct scheduled {
         plan(const boost::mpi::communicator& comm, const layout::block_layout& layout)
             : comm_(comm), n_(layout.size()), s_(layout.block_of(comm.rank()).start),
               starts_(layout::position_starts(layout)), local_nodes_(layout::block_nodes(layout, comm.rank())),
-              runner_(comm, Generator::make(comm.size()),
+              runner_(comm, make_schedule(comm.size(), layout.size()),
                       std::vector<int>(layout.index_order().begin(), layout.index_order().end()))
         {
         }
@@ -66,6 +67,13 @@ struct scheduled {
         int finisher() const { return 0; }
         /// The schedule this plan runs.
         const topology::schedule& schedule() const { return runner_.plan(); }
+
+        /// The bytes a frontier message is planned with: sizeof(T) per node of a prefix
+        /// range's frontier (root_level(n) + 1 nodes; any range has at most twice as many).
+        static std::uint64_t message_bytes(std::uint64_t n)
+        {
+            return sizeof(T) * (std::uint64_t{treefold::tree::root_level(n)} + 1);
+        }
 
         /// Runs the exchange; same contract as direct::plan::run, except that every rank's
         /// outcome holds the root (or the failure).
@@ -91,6 +99,15 @@ struct scheduled {
         }
 
     private:
+        static topology::schedule make_schedule(int p, std::uint64_t n)
+        {
+            if constexpr (sized_schedule_generator<Generator>) {
+                return Generator::make(p, message_bytes(n));
+            } else {
+                return Generator::make(p);
+            }
+        }
+
         /// Frontier values travel; nodes come from the layout.
         template <class Op>
         struct codec {
