@@ -184,7 +184,7 @@ inline dsop_cost predict_dsop(dsop_model alg, double n, double m_cols, int p, co
         const auto [exchange, finish] = detail::gathered_in_rank_order(
             alg, m, p, n + m_cols, (c.multiplications + c.additions) / p);
         c.communication = exchange;
-        c.overlapped = exchange + c.multiplications + c.additions - finish;
+        c.overlapped = std::max(0.0, exchange + c.multiplications + c.additions - finish);
         break;
     }
     case dsop_model::generalized_rabenseifner_pipelined: {
@@ -193,7 +193,7 @@ inline dsop_cost predict_dsop(dsop_model alg, double n, double m_cols, int p, co
         const auto [exchange, finish] = detail::gathered_in_rank_order(
             dsop_model::allgather_async, m, p, n + m_cols, (c.multiplications + c.additions) / p);
         c.communication = exchange + detail::dsop_messages(m, steps, nm / p);
-        c.overlapped = exchange + c.multiplications + c.additions - finish;
+        c.overlapped = std::max(0.0, exchange + c.multiplications + c.additions - finish);
         break;
     }
     case dsop_model::allreduce_ring_pipelined: {
