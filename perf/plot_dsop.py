@@ -65,6 +65,33 @@ def plot_speedups(out, prefix, groups, over, rng):
         plt.close(fig)
 
 
+TWINS = [("allreduce_ring_pipelined", "allreduce_ring"), ("butterfly_pipelined", "butterfly"),
+         ("allgather_async", "allgather"), ("bruck_async", "allgather"),
+         ("generalized_rabenseifner_pipelined", "generalized_rabenseifner")]
+
+
+def print_twins(groups, over, rng):
+    """Each overlapped variant against its plain form: median(plain) / median(overlapped), with
+    the bootstrap 95 % interval (> 1: the overlapped one is faster)."""
+    keys = sorted({(p, n) for (p, n, a, s) in groups if s == "fast"})
+    twins = [t for t in TWINS if any((p, n, t[0], "fast") in groups for p, n in keys)]
+    if not twins:
+        return
+    print()
+    print("| p | N = M | " + " | ".join(f"{a} vs {b}" for a, b in twins) + " |")
+    print("|---|---|" + "---|" * len(twins))
+    for p, n in keys:
+        cells = []
+        for a, b in twins:
+            if (p, n, a, "fast") in groups and (p, n, b, "fast") in groups:
+                plain, overlapped = groups[(p, n, b, "fast")], groups[(p, n, a, "fast")]
+                lo, hi = bootstrap_speedup_ci(plain, overlapped, rng)
+                cells.append(f"{statistics.median(plain) / statistics.median(overlapped):.2f} [{lo:.2f}, {hi:.2f}]")
+            else:
+                cells.append("")
+        print(f"| {p}{' (oversubscribed)' if over[p] else ''} | {n} | " + " | ".join(cells) + " |")
+
+
 def main():
     out = Path(sys.argv[1] if len(sys.argv) > 1 else "build/perf-results")
     prefix = sys.argv[2] if len(sys.argv) > 2 else "dsop"
@@ -110,6 +137,7 @@ def main():
         fig.savefig(out / f"{prefix}_violin_p{p}.png", dpi=100)
         plt.close(fig)
     plot_speedups(out, prefix, groups, over, rng)
+    print_twins(groups, over, rng)
 
 
 if __name__ == "__main__":
