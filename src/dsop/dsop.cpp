@@ -177,6 +177,12 @@ void compute_rows(std::span<T> rows, std::size_t first, std::span<const T> all_a
 template <class T>
 class arriving_pairs {
 public:
+    /// One rank's pairs: a (k x n), b (k x m), k.
+    struct block {
+        std::span<const T> a, b;
+        std::size_t k;
+    };
+
     arriving_pairs(comm_view comm, const call_shape& shape, std::span<const T> a, std::span<const T> b, std::size_t n,
                    std::size_t m, collective::gather_pattern pattern)
         : n_(n), m_(m), shape_(shape), mine_(pack(a, b)), gather_(comm, mine_, times<std::size_t>(shape.pairs, n + m), pattern)
@@ -192,6 +198,26 @@ public:
             const std::span<const T> blk = gather_.block(r);
             const auto k = static_cast<std::size_t>(shape_.pairs[static_cast<std::size_t>(r)]);
             use(blk.first(k * n_), blk.subspan(k * n_), k);
+        }
+    }
+
+    /// Every rank's pairs in rank order, in runs of consecutive ranks: each run starts with
+    /// the first block not yet used (waited for) and takes the following ones that are here
+    /// already. `use(run)` gets the run's blocks as (a_r, b_r, k_r).
+    template <class Use>
+    void in_rank_order_runs(Use&& use)
+    {
+        const int p = static_cast<int>(shape_.pairs.size());
+        std::vector<block> run;
+        for (int r = 0; r < p;) {
+            run.clear();
+            do {
+                const std::span<const T> blk = gather_.block(r);
+                const auto k = static_cast<std::size_t>(shape_.pairs[static_cast<std::size_t>(r)]);
+                run.push_back({blk.first(k * n_), blk.subspan(k * n_), k});
+                ++r;
+            } while (r < p && gather_.ready(r));
+            use(std::as_const(run));
         }
     }
 
@@ -220,9 +246,11 @@ private:
     collective::async_allgatherv<T> gather_;
 };
 
-/// Rows [first, first + rows.size() / m) of G from the pairs as they arrive: pair by pair in
-/// rank order (each entry gets the same additions in the same order as compute_rows' fast
-/// loop), or, for the reproducible order, the row trees once every pair is here.
+/// Rows [first, first + rows.size() / m) of G from the pairs as they arrive, in rank order:
+/// each run of blocks that are here is added row by row (a row of G stays in cache while the
+/// run's pairs go into it; each entry gets the same additions in the same order as
+/// compute_rows' fast loop), or, for the reproducible order, the row trees once every pair is
+/// here.
 template <class T>
 void compute_rows_arriving(std::span<T> rows, std::size_t first, arriving_pairs<T>& pairs, std::size_t n,
                            std::size_t m, std::size_t k_count, summation order)
@@ -235,10 +263,12 @@ void compute_rows_arriving(std::span<T> rows, std::size_t first, arriving_pairs<
     }
     std::fill(rows.begin(), rows.end(), T{0});
     const std::size_t count = rows.size() / m;
-    pairs.in_rank_order([&](std::span<const T> a, std::span<const T> b, std::size_t k) {
-        for (std::size_t kk = 0; kk < k; ++kk) {
-            for (std::size_t i = 0; i < count; ++i) {
-                add_scaled_row<T>(rows.subspan(i * m, m), a[kk * n + first + i], b.subspan(kk * m, m));
+    pairs.in_rank_order_runs([&](const auto& run) {
+        for (std::size_t i = 0; i < count; ++i) {
+            for (const auto& blk : run) {
+                for (std::size_t kk = 0; kk < blk.k; ++kk) {
+                    add_scaled_row<T>(rows.subspan(i * m, m), blk.a[kk * n + first + i], blk.b.subspan(kk * m, m));
+                }
             }
         }
     });

@@ -308,8 +308,14 @@ BOOST_AUTO_TEST_CASE(async_allgatherv_blocks_in_any_order)
                 net::counters count;
                 collective::async_allgatherv<std::int64_t> gather(sub, mine, sizes, pattern, &count);
                 bool ok = true;
+                BOOST_CHECK(gather.ready(sub.rank())); // its own block, at once
                 for (int k = 0; k < p; ++k) {
                     const int r = reversed ? p - 1 - k : (sub.rank() + k) % p;
+                    if (!reversed) {
+                        while (!gather.ready(r)) {
+                            // polling alone must bring every block (Bruck: start the next rounds)
+                        }
+                    }
                     const auto got = gather.block(r);
                     const auto want = block_of(r, sizes[static_cast<std::size_t>(r)]);
                     ok = ok && std::vector<std::int64_t>(got.begin(), got.end()) == want;
@@ -323,6 +329,7 @@ BOOST_AUTO_TEST_CASE(async_allgatherv_blocks_in_any_order)
                 BOOST_CHECK_EQUAL(count.messages, static_cast<std::uint64_t>(
                                                       pattern == collective::gather_pattern::direct ? p - 1 : rounds));
                 BOOST_CHECK_THROW(gather.block(p), std::out_of_range);
+                BOOST_CHECK_THROW(gather.ready(-1), std::out_of_range);
             }
         }
         BOOST_CHECK_THROW(collective::async_allgatherv<std::int64_t>(sub, mine, std::vector<std::size_t>(1 + static_cast<std::size_t>(p)),

@@ -98,6 +98,25 @@ public:
         return {buffer_.data() + offset_[slot(r)], sizes_[static_cast<std::size_t>(r)]};
     }
 
+    /// Whether rank r's block is here already (never waits; may start the next Bruck round).
+    bool ready(int r)
+    {
+        if (r < 0 || r >= p_) {
+            throw std::out_of_range("treefold: async_allgatherv::ready of a rank outside the communicator");
+        }
+        if (pattern_ == gather_pattern::direct) {
+            return r == me_ || transfers_.test(recv_of_[static_cast<std::size_t>(r)]);
+        }
+        while (static_cast<int>(slot(r)) >= have_) {
+            if (!transfers_.test(round_recv_)) {
+                return false;
+            }
+            have_ = std::min(p_, 2 * have_);
+            start_bruck_round();
+        }
+        return true;
+    }
+
 private:
     static constexpr std::size_t none = static_cast<std::size_t>(-1);
 

@@ -61,6 +61,14 @@ public:
     /// Waits for transfer `i` (a no-op once it has completed).
     void wait(std::size_t i) { check(MPI_Wait(&requests_.at(i), MPI_STATUS_IGNORE), "MPI_Wait"); }
 
+    /// Whether transfer `i` has completed (without waiting; completes it if so).
+    bool test(std::size_t i)
+    {
+        int done = 0;
+        check(MPI_Test(&requests_.at(i), &done, MPI_STATUS_IGNORE), "MPI_Test");
+        return done != 0;
+    }
+
     /// Waits for transfers [first, last).
     void wait_range(std::size_t first, std::size_t last)
     {
