@@ -1,4 +1,5 @@
-// DSOP benchmark: every algorithm for N = M in --sizes, one vector pair per rank.
+// DSOP benchmark: every algorithm (or those in --algorithms) for N = M in --sizes, one vector
+// pair per rank.
 // Protocol: barrier, time one call with MPI_Wtime, max over ranks; --iterations rounds, each
 // round calling every (algorithm, summation) once in turn, the first round discarded; median
 // and 10th/90th percentiles; speedup = allreduce median / median, from the same run. Rounds
@@ -15,6 +16,7 @@
 
 #include <cstdio>
 #include <map>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -30,10 +32,18 @@ int main(int argc, char** argv)
     std::string sizes_text = "500,1000,2000,4000";
     int iterations = 25;
     std::string raw_path;
+    std::string algorithms_text = "allreduce,allreduce_ring,butterfly,allgather,generalized_rabenseifner,"
+                                  "allgather_async,bruck_async,allreduce_ring_pipelined,butterfly_pipelined,"
+                                  "generalized_rabenseifner_pipelined";
+    std::string summations_text = "fast,reproducible";
     po::options_description desc("dsop_bench");
     desc.add_options()("sizes", po::value(&sizes_text)->default_value(sizes_text), "N = M values, comma separated")(
         "iterations", po::value(&iterations)->default_value(iterations), "timed rounds (the first is discarded)")(
-        "raw", po::value(&raw_path), "CSV file for every timed call (rank 0 writes it)");
+        "raw", po::value(&raw_path), "CSV file for every timed call (rank 0 writes it)")(
+        "algorithms", po::value(&algorithms_text)->default_value(algorithms_text),
+        "DSOP algorithms, comma separated (allreduce, the speedup's baseline, is always run)")(
+        "summations", po::value(&summations_text)->default_value(summations_text),
+        "fast and/or reproducible (the latter only for the algorithms that see every pair)");
     if (!perf::parse_options(argc, argv, "dsop_bench", desc, world)) {
         return 2;
     }
@@ -41,9 +51,27 @@ int main(int argc, char** argv)
     for (const auto& item : perf::split_list(sizes_text)) {
         sizes.push_back(std::stoul(item));
     }
-    const dsop::algorithm algorithms[] = {dsop::algorithm::allreduce, dsop::algorithm::allreduce_ring,
-                                          dsop::algorithm::butterfly, dsop::algorithm::allgather,
-                                          dsop::algorithm::generalized_rabenseifner};
+    std::vector<dsop::algorithm> algorithms{dsop::algorithm::allreduce};
+    std::vector<dsop::summation> orders;
+    try {
+        for (const auto& item : perf::split_list(algorithms_text)) {
+            const auto a = dsop::parse_algorithm(item.c_str());
+            if (a != dsop::algorithm::allreduce) {
+                algorithms.push_back(a);
+            }
+        }
+        for (const auto& item : perf::split_list(summations_text)) {
+            if (item != "fast" && item != "reproducible") {
+                throw std::invalid_argument("dsop_bench: --summations takes fast and reproducible, not '" + item + "'");
+            }
+            orders.push_back(item == "fast" ? dsop::summation::fast : dsop::summation::reproducible);
+        }
+    } catch (const std::invalid_argument& e) {
+        if (world.rank() == 0) {
+            std::fprintf(stderr, "%s\n", e.what());
+        }
+        return 2;
+    }
     if (world.rank() == 0) {
         std::printf("machine,p,oversubscribed,N,M,algorithm,summation,iterations,median_ms,p10_ms,p90_ms,speedup_vs_allreduce\n");
     }
@@ -59,10 +87,11 @@ int main(int argc, char** argv)
     // Every (algorithm, summation) the library offers: the reproducible mode only for the
     // algorithms that see every pair.
     std::vector<std::pair<dsop::algorithm, dsop::summation>> variants;
-    for (const auto order : {dsop::summation::fast, dsop::summation::reproducible}) {
+    variants.emplace_back(dsop::algorithm::allreduce, dsop::summation::fast);
+    for (const auto order : orders) {
         for (const auto alg : algorithms) {
-            if (order == dsop::summation::fast || alg == dsop::algorithm::allgather ||
-                alg == dsop::algorithm::generalized_rabenseifner) {
+            if ((order == dsop::summation::fast && alg != dsop::algorithm::allreduce) ||
+                (order == dsop::summation::reproducible && dsop::sees_every_pair(alg))) {
                 variants.emplace_back(alg, order);
             }
         }

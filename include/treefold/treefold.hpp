@@ -4,6 +4,7 @@
 #include "treefold/config.hpp"
 #include "treefold/collective/all_gatherv.hpp"
 #include "treefold/collective/allreduce.hpp"
+#include "treefold/collective/async_allgather.hpp"
 #include "treefold/collective/distribute.hpp"
 #include "treefold/collective/layout_agreement.hpp"
 #include "treefold/collective/tree_reduce.hpp"

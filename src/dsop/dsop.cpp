@@ -2,6 +2,7 @@
 
 #include "treefold/collective/all_gatherv.hpp"
 #include "treefold/collective/allreduce.hpp"
+#include "treefold/collective/async_allgather.hpp"
 #include "treefold/dsop/row_kernels.hpp"
 #include "treefold/layout/distribution.hpp"
 
@@ -16,6 +17,8 @@
 #include <numeric>
 #include <sstream>
 #include <stdexcept>
+#include <string>
+#include <utility>
 #include <vector>
 
 namespace treefold::dsop {
@@ -30,20 +33,54 @@ const char* name(algorithm a)
     case algorithm::allreduce_ring: return "allreduce_ring";
     case algorithm::butterfly: return "butterfly";
     case algorithm::generalized_rabenseifner: return "generalized_rabenseifner";
+    case algorithm::allgather_async: return "allgather_async";
+    case algorithm::bruck_async: return "bruck_async";
+    case algorithm::allreduce_ring_pipelined: return "allreduce_ring_pipelined";
+    case algorithm::butterfly_pipelined: return "butterfly_pipelined";
+    case algorithm::generalized_rabenseifner_pipelined: return "generalized_rabenseifner_pipelined";
     }
     return "?";
 }
 
+namespace {
+
+constexpr algorithm every_algorithm[] = {
+    algorithm::allgather,       algorithm::allreduce,           algorithm::allreduce_ring,
+    algorithm::butterfly,       algorithm::generalized_rabenseifner, algorithm::allgather_async,
+    algorithm::bruck_async,     algorithm::allreduce_ring_pipelined, algorithm::butterfly_pipelined,
+    algorithm::generalized_rabenseifner_pipelined};
+
+} // namespace
+
 algorithm parse_algorithm(const char* text)
 {
-    for (const auto a : {algorithm::allgather, algorithm::allreduce, algorithm::allreduce_ring, algorithm::butterfly,
-                         algorithm::generalized_rabenseifner}) {
+    std::string known;
+    for (const auto a : every_algorithm) {
         if (std::strcmp(text, name(a)) == 0) {
             return a;
         }
+        known += known.empty() ? "" : ", ";
+        known += name(a);
     }
-    throw std::invalid_argument(std::string("treefold: unknown DSOP algorithm '") + text +
-                                "' (want allgather, allreduce, allreduce_ring, butterfly or generalized_rabenseifner)");
+    throw std::invalid_argument(std::string("treefold: unknown DSOP algorithm '") + text + "' (want one of " + known +
+                                ")");
+}
+
+bool sees_every_pair(algorithm a)
+{
+    switch (a) {
+    case algorithm::allgather:
+    case algorithm::generalized_rabenseifner:
+    case algorithm::allgather_async:
+    case algorithm::bruck_async:
+    case algorithm::generalized_rabenseifner_pipelined: return true;
+    case algorithm::allreduce:
+    case algorithm::allreduce_ring:
+    case algorithm::butterfly:
+    case algorithm::allreduce_ring_pipelined:
+    case algorithm::butterfly_pipelined: return false;
+    }
+    return false;
 }
 
 namespace {
@@ -82,21 +119,21 @@ call_shape validate(const mpi::communicator& comm, std::size_t a_size, std::size
         }
         throw std::invalid_argument(msg.str());
     }
-    if (order == summation::reproducible &&
-        (alg == algorithm::allreduce || alg == algorithm::allreduce_ring || alg == algorithm::butterfly)) {
+    if (order == summation::reproducible && !sees_every_pair(alg)) {
         throw std::invalid_argument(std::string("treefold: reproducible DSOP needs every pair on the rank that sums "
-                                                "it: use allgather or generalized_rabenseifner, not ") + name(alg));
+                                                "it: use allgather, generalized_rabenseifner or their async and "
+                                                "pipelined forms, not ") + name(alg));
     }
     return shape;
 }
 
-/// counts[r] * width for every rank r: the MPI counts of blocks of `width` values.
-template <class Counts>
-std::vector<int> times(const Counts& counts, std::size_t width)
+/// counts[r] * width for every rank r: the sizes of blocks of `width` values (MPI counts by default).
+template <class Out = int, class Counts>
+std::vector<Out> times(const Counts& counts, std::size_t width)
 {
-    std::vector<int> sizes;
+    std::vector<Out> sizes;
     for (const auto c : counts) {
-        sizes.push_back(static_cast<int>(c * width));
+        sizes.push_back(static_cast<Out>(static_cast<std::size_t>(c) * width));
     }
     return sizes;
 }
@@ -135,6 +172,116 @@ void compute_rows(std::span<T> rows, std::size_t first, std::span<const T> all_a
     }
 }
 
+/// The pairs of all ranks arriving through an async_allgatherv: rank r's block holds its a
+/// (k_r x n) then its b (k_r x m).
+template <class T>
+class arriving_pairs {
+public:
+    /// One rank's pairs: a (k x n), b (k x m), k.
+    struct block {
+        std::span<const T> a, b;
+        std::size_t k;
+    };
+
+    arriving_pairs(comm_view comm, const call_shape& shape, std::span<const T> a, std::span<const T> b, std::size_t n,
+                   std::size_t m, collective::gather_pattern pattern)
+        : n_(n), m_(m), shape_(shape), mine_(pack(a, b)), gather_(comm, mine_, times<std::size_t>(shape.pairs, n + m), pattern)
+    {
+    }
+
+    /// Every rank's pairs in rank order, each rank's block as soon as it is here:
+    /// `use(a_r, b_r, k_r)`.
+    template <class Use>
+    void in_rank_order(Use&& use)
+    {
+        for (int r = 0; r < static_cast<int>(shape_.pairs.size()); ++r) {
+            const std::span<const T> blk = gather_.block(r);
+            const auto k = static_cast<std::size_t>(shape_.pairs[static_cast<std::size_t>(r)]);
+            use(blk.first(k * n_), blk.subspan(k * n_), k);
+        }
+    }
+
+    /// Every rank's pairs in rank order, in runs of consecutive ranks: each run starts with
+    /// the first block not yet used (waited for) and takes the following ones that are here
+    /// already. `use(run)` gets the run's blocks as (a_r, b_r, k_r).
+    template <class Use>
+    void in_rank_order_runs(Use&& use)
+    {
+        const int p = static_cast<int>(shape_.pairs.size());
+        std::vector<block> run;
+        for (int r = 0; r < p;) {
+            run.clear();
+            do {
+                const std::span<const T> blk = gather_.block(r);
+                const auto k = static_cast<std::size_t>(shape_.pairs[static_cast<std::size_t>(r)]);
+                run.push_back({blk.first(k * n_), blk.subspan(k * n_), k});
+                ++r;
+            } while (r < p && gather_.ready(r));
+            use(std::as_const(run));
+        }
+    }
+
+    /// All pairs as K x n and K x m (waits for every block).
+    void all(std::vector<T>& all_a, std::vector<T>& all_b)
+    {
+        all_a.clear();
+        all_b.clear();
+        in_rank_order([&](std::span<const T> a, std::span<const T> b, std::size_t) {
+            all_a.insert(all_a.end(), a.begin(), a.end());
+            all_b.insert(all_b.end(), b.begin(), b.end());
+        });
+    }
+
+private:
+    static std::vector<T> pack(std::span<const T> a, std::span<const T> b)
+    {
+        std::vector<T> v(a.begin(), a.end());
+        v.insert(v.end(), b.begin(), b.end());
+        return v;
+    }
+
+    std::size_t n_, m_;
+    const call_shape& shape_;
+    std::vector<T> mine_;
+    collective::async_allgatherv<T> gather_;
+};
+
+/// Rows [first, first + rows.size() / m) of G from the pairs as they arrive, in rank order:
+/// each run of blocks that are here is added row by row (a row of G stays in cache while the
+/// run's pairs go into it; each entry gets the same additions in the same order as
+/// compute_rows' fast loop), or, for the reproducible order, the row trees once every pair is
+/// here.
+template <class T>
+void compute_rows_arriving(std::span<T> rows, std::size_t first, arriving_pairs<T>& pairs, std::size_t n,
+                           std::size_t m, std::size_t k_count, summation order)
+{
+    if (order == summation::reproducible) {
+        std::vector<T> all_a, all_b;
+        pairs.all(all_a, all_b);
+        compute_rows<T>(rows, first, all_a, all_b, n, m, k_count, order);
+        return;
+    }
+    std::fill(rows.begin(), rows.end(), T{0});
+    const std::size_t count = rows.size() / m;
+    pairs.in_rank_order_runs([&](const auto& run) {
+        for (std::size_t i = 0; i < count; ++i) {
+            for (const auto& blk : run) {
+                for (std::size_t kk = 0; kk < blk.k; ++kk) {
+                    add_scaled_row<T>(rows.subspan(i * m, m), blk.a[kk * n + first + i], blk.b.subspan(kk * m, m));
+                }
+            }
+        }
+    });
+}
+
+/// This rank's block of rows of G under generalized Rabenseifner: (first row, row counts).
+inline std::pair<std::size_t, std::vector<layout::index_t>> row_block(int p, int me, std::size_t n)
+{
+    std::vector<layout::index_t> rows = layout::even_lower(n, p);
+    const auto first = static_cast<std::size_t>(std::accumulate(rows.begin(), rows.begin() + me, layout::index_t{0}));
+    return {first, std::move(rows)};
+}
+
 } // namespace
 
 template <class T>
@@ -171,12 +318,36 @@ void sum_outer_products(comm_view comm, std::span<const T> a, std::span<const T>
     case algorithm::generalized_rabenseifner: {
         std::vector<T> all_a, all_b;
         gather_pairs<T>(comm, shape, a, b, n, m, all_a, all_b);
-        const std::vector<layout::index_t> rows = layout::even_lower(n, comm.size());
-        const auto first = static_cast<std::size_t>(
-            std::accumulate(rows.begin(), rows.begin() + comm.rank(), layout::index_t{0}));
+        const auto [first, rows] = row_block(comm.size(), comm.rank(), n);
         // This rank's rows go straight to their place in g; the gather then fills the rest.
         const auto mine = static_cast<std::size_t>(rows[static_cast<std::size_t>(comm.rank())]) * m;
         compute_rows<T>(g.subspan(first * m, mine), first, all_a, all_b, n, m, shape.total_pairs, order);
+        collective::all_gatherv_in_place(comm, g, times(rows, m));
+        return;
+    }
+    case algorithm::allgather_async:
+    case algorithm::bruck_async: {
+        arriving_pairs<T> pairs(comm, shape, a, b, n, m,
+                                alg == algorithm::bruck_async ? collective::gather_pattern::bruck
+                                                              : collective::gather_pattern::direct);
+        compute_rows_arriving<T>(g, 0, pairs, n, m, shape.total_pairs, order);
+        return;
+    }
+    case algorithm::allreduce_ring_pipelined:
+        compute_rows<T>(g, 0, a, b, n, m, a.size() / n, summation::fast);
+        collective::pipelined_ring_allreduce(comm, g, std::plus<T>());
+        return;
+    case algorithm::butterfly_pipelined:
+        compute_rows<T>(g, 0, a, b, n, m, a.size() / n, summation::fast);
+        collective::pipelined_butterfly_allreduce(comm, g, std::plus<T>());
+        return;
+    case algorithm::generalized_rabenseifner_pipelined: {
+        // The first allgather pipelined with the products: this rank's rows take each rank's
+        // pairs as soon as they are here.
+        arriving_pairs<T> pairs(comm, shape, a, b, n, m, collective::gather_pattern::direct);
+        const auto [first, rows] = row_block(comm.size(), comm.rank(), n);
+        const auto mine = static_cast<std::size_t>(rows[static_cast<std::size_t>(comm.rank())]) * m;
+        compute_rows_arriving<T>(g.subspan(first * m, mine), first, pairs, n, m, shape.total_pairs, order);
         collective::all_gatherv_in_place(comm, g, times(rows, m));
         return;
     }

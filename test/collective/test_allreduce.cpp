@@ -6,12 +6,14 @@
 #include "support/cases.hpp"
 #include "support/mpi_test.hpp"
 #include "treefold/collective/allreduce.hpp"
+#include "treefold/collective/async_allgather.hpp"
 #include "treefold/topology/schedule.hpp"
 #include "treefold/model/pipelining.hpp"
 
 #include <boost/serialization/string.hpp>
 
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -65,6 +67,12 @@ bool same_everywhere(const mpi::communicator& comm, const std::vector<unsigned c
     std::vector<unsigned char> root = bytes;
     mpi::broadcast(comm, root, 0);
     return testing::all_ranks(comm, root == bytes);
+}
+
+/// Whether two vectors of doubles hold the same bits.
+bool same_bits(const std::vector<double>& x, const std::vector<double>& y)
+{
+    return x.size() == y.size() && (x.empty() || std::memcmp(x.data(), y.data(), x.size() * sizeof(double)) == 0);
 }
 
 } // namespace
@@ -219,6 +227,114 @@ BOOST_AUTO_TEST_CASE(ring_and_rabenseifner)
             }
             BOOST_CHECK(same_everywhere(sub, bytes));
         }
+        return std::vector<unsigned char>{};
+    });
+}
+
+BOOST_AUTO_TEST_CASE(pipelined_ring_and_butterfly_have_the_unpipelined_bits)
+{
+    testing::on_every_size([](const mpi::communicator& sub) {
+        const int p = sub.size();
+        for (const std::size_t n : {0UL, 1UL, 5UL, 17UL, 200UL}) {
+            std::vector<double> d(n);
+            for (std::size_t i = 0; i < n; ++i) {
+                d[i] = 1.0 / static_cast<double>(sub.rank() + 1 + i) + (i % 2 ? 1e16 : -1e16) * (sub.rank() % 2);
+            }
+            auto ring = d;
+            auto fly = d;
+            collective::ring_allreduce(sub, std::span<double>(ring), std::plus<double>());
+            collective::butterfly_allreduce(sub, std::span<double>(fly), std::plus<double>());
+            for (const std::size_t segment : {1UL, 3UL, 64UL, 100000UL}) {
+                if (segment == 1 && n > 17) {
+                    continue; // thousands of one-value messages: slow oversubscribed, nothing new
+                }
+                auto pr = d;
+                auto pf = d;
+                net::counters ring_count, fly_count;
+                collective::pipelined_ring_allreduce(sub, std::span<double>(pr), std::plus<double>(), segment,
+                                                     &ring_count);
+                collective::pipelined_butterfly_allreduce(sub, std::span<double>(pf), std::plus<double>(), segment,
+                                                          &fly_count);
+                BOOST_CHECK_MESSAGE(same_bits(pr, ring),
+                                    "pipelined ring n = " << n << " p = " << p << " segment = " << segment);
+                BOOST_CHECK_MESSAGE(same_bits(pf, fly),
+                                    "pipelined butterfly n = " << n << " p = " << p << " segment = " << segment);
+                // Ring: every chunk crosses 2(p − 1) links as ⌈chunk / segment⌉ pieces (none when empty).
+                std::uint64_t pieces = 0;
+                for (int c = 0; c < p; ++c) {
+                    const std::size_t len = n / static_cast<std::size_t>(p) + (static_cast<std::size_t>(c) < n % static_cast<std::size_t>(p) ? 1 : 0);
+                    pieces += (len + segment - 1) / segment;
+                }
+                const auto ring_total = mpi::all_reduce(sub, ring_count.messages, std::plus<std::uint64_t>());
+                BOOST_CHECK_EQUAL(ring_total, p > 1 ? 2 * static_cast<std::uint64_t>(p - 1) * pieces : 0);
+                // Butterfly: log2 q rounds of ⌈n / segment⌉ pieces per participant, plus the pairing.
+                int q = 1;
+                int lg = 0;
+                while (q * 2 <= p) {
+                    q *= 2;
+                    ++lg;
+                }
+                const auto fly_total = mpi::all_reduce(sub, fly_count.messages, std::plus<std::uint64_t>());
+                BOOST_CHECK_EQUAL(fly_total, static_cast<std::uint64_t>(q * lg) * ((n + segment - 1) / segment) +
+                                                 2 * static_cast<std::uint64_t>(p - q));
+            }
+            auto zero = d;
+            BOOST_CHECK_THROW(collective::pipelined_ring_allreduce(sub, std::span<double>(zero), std::plus<double>(), 0),
+                              std::invalid_argument);
+        }
+        return std::vector<unsigned char>{};
+    });
+}
+
+BOOST_AUTO_TEST_CASE(async_allgatherv_blocks_in_any_order)
+{
+    testing::on_every_size([](const mpi::communicator& sub) {
+        const int p = sub.size();
+        // Rank r contributes (r * 3) % 5 values (some ranks none), value = 100 r + i.
+        std::vector<std::size_t> sizes;
+        for (int r = 0; r < p; ++r) {
+            sizes.push_back(static_cast<std::size_t>(r * 3 % 5));
+        }
+        auto block_of = [](int r, std::size_t size) {
+            std::vector<std::int64_t> v(size);
+            for (std::size_t i = 0; i < size; ++i) {
+                v[i] = 100 * r + static_cast<std::int64_t>(i);
+            }
+            return v;
+        };
+        const auto mine = block_of(sub.rank(), sizes[static_cast<std::size_t>(sub.rank())]);
+        for (const auto pattern : {collective::gather_pattern::direct, collective::gather_pattern::bruck}) {
+            for (const bool reversed : {false, true}) {
+                net::counters count;
+                collective::async_allgatherv<std::int64_t> gather(sub, mine, sizes, pattern, &count);
+                bool ok = true;
+                BOOST_CHECK(gather.ready(sub.rank())); // its own block, at once
+                for (int k = 0; k < p; ++k) {
+                    const int r = reversed ? p - 1 - k : (sub.rank() + k) % p;
+                    if (!reversed) {
+                        while (!gather.ready(r)) {
+                            // polling alone must bring every block (Bruck: start the next rounds)
+                        }
+                    }
+                    const auto got = gather.block(r);
+                    const auto want = block_of(r, sizes[static_cast<std::size_t>(r)]);
+                    ok = ok && std::vector<std::int64_t>(got.begin(), got.end()) == want;
+                }
+                BOOST_CHECK_MESSAGE(ok, "async_allgatherv p = " << p << (pattern == collective::gather_pattern::bruck ? " bruck" : " direct"));
+                // direct: p − 1 messages per rank; Bruck: one per round, ⌈log2 p⌉ rounds.
+                int rounds = 0;
+                while ((1 << rounds) < p) {
+                    ++rounds;
+                }
+                BOOST_CHECK_EQUAL(count.messages, static_cast<std::uint64_t>(
+                                                      pattern == collective::gather_pattern::direct ? p - 1 : rounds));
+                BOOST_CHECK_THROW(gather.block(p), std::out_of_range);
+                BOOST_CHECK_THROW(gather.ready(-1), std::out_of_range);
+            }
+        }
+        BOOST_CHECK_THROW(collective::async_allgatherv<std::int64_t>(sub, mine, std::vector<std::size_t>(1 + static_cast<std::size_t>(p)),
+                                                                     collective::gather_pattern::direct),
+                          std::invalid_argument);
         return std::vector<unsigned char>{};
     });
 }

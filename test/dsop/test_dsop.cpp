@@ -21,8 +21,16 @@ namespace mpi = boost::mpi;
 
 namespace {
 
-const algorithm all_algorithms[] = {algorithm::allgather, algorithm::allreduce, algorithm::allreduce_ring,
-                                    algorithm::butterfly, algorithm::generalized_rabenseifner};
+const algorithm all_algorithms[] = {algorithm::allgather,
+                                    algorithm::allreduce,
+                                    algorithm::allreduce_ring,
+                                    algorithm::butterfly,
+                                    algorithm::generalized_rabenseifner,
+                                    algorithm::allgather_async,
+                                    algorithm::bruck_async,
+                                    algorithm::allreduce_ring_pipelined,
+                                    algorithm::butterfly_pipelined,
+                                    algorithm::generalized_rabenseifner_pipelined};
 
 /// Global pair k: a_k (n values) and b_k (m values), of mixed magnitude and sign.
 template <class T>
@@ -102,7 +110,7 @@ void check_shape(std::size_t n, std::size_t m, bool one_pair_per_rank)
         std::vector<unsigned char> reproducible;
         for (const algorithm alg : all_algorithms) {
             const auto g = run(sub, pr, counts, alg, summation::fast);
-            const bool same_order = alg == algorithm::allgather || alg == algorithm::generalized_rabenseifner;
+            const bool same_order = dsop::sees_every_pair(alg); // rank order, left to right
             bool ok = true;
             for (std::size_t e = 0; e < g.size(); ++e) {
                 if (same_order) {
@@ -164,6 +172,8 @@ BOOST_AUTO_TEST_CASE(bad_arguments_throw_on_every_rank)
     BOOST_CHECK_THROW(run(w, pr, one, algorithm::allreduce, summation::reproducible), std::invalid_argument);
     BOOST_CHECK_THROW(run(w, pr, one, algorithm::allreduce_ring, summation::reproducible), std::invalid_argument);
     BOOST_CHECK_THROW(run(w, pr, one, algorithm::butterfly, summation::reproducible), std::invalid_argument);
+    BOOST_CHECK_THROW(run(w, pr, one, algorithm::allreduce_ring_pipelined, summation::reproducible), std::invalid_argument);
+    BOOST_CHECK_THROW(run(w, pr, one, algorithm::butterfly_pipelined, summation::reproducible), std::invalid_argument);
     // One rank's g has the wrong size: every rank throws.
     std::vector<double> g(w.rank() == w.size() - 1 ? 11 : 12);
     BOOST_CHECK_THROW(dsop::sum_outer_products<double>(w, std::span<const double>(pr.a.data(), 4),
@@ -182,6 +192,9 @@ BOOST_AUTO_TEST_CASE(bad_arguments_throw_on_every_rank)
     BOOST_CHECK_THROW(dsop::parse_algorithm("ring"), std::invalid_argument);
     BOOST_CHECK(dsop::parse_algorithm("allreduce_ring") == algorithm::allreduce_ring);
     BOOST_CHECK(dsop::parse_algorithm("butterfly") == algorithm::butterfly);
+    for (const algorithm alg : all_algorithms) {
+        BOOST_CHECK(dsop::parse_algorithm(dsop::name(alg)) == alg);
+    }
 }
 
 BOOST_AUTO_TEST_CASE(butterfly_gives_every_rank_the_same_bits_and_repeats)
@@ -197,5 +210,37 @@ BOOST_AUTO_TEST_CASE(butterfly_gives_every_rank_the_same_bits_and_repeats)
         BOOST_CHECK_MESSAGE(bytes(g) == bytes(root), "butterfly p=" << sub.size() << ": ranks disagree");
         BOOST_CHECK(bytes(run(sub, pr, counts, algorithm::butterfly, summation::fast)) == bytes(g));
         return bytes(g);
+    });
+}
+
+BOOST_AUTO_TEST_CASE(overlapped_forms_give_the_bits_of_their_plain_forms)
+{
+    // 300 x 300 = 90,000 entries: the pipelined allreduces cut G (or a ring chunk at p = 2)
+    // into several 2^15-element pieces, and the async gathers deliver 37 pairs in blocks.
+    const std::pair<algorithm, algorithm> twins[] = {
+        {algorithm::allreduce_ring_pipelined, algorithm::allreduce_ring},
+        {algorithm::butterfly_pipelined, algorithm::butterfly},
+        {algorithm::allgather_async, algorithm::allgather},
+        {algorithm::bruck_async, algorithm::allgather},
+        {algorithm::generalized_rabenseifner_pipelined, algorithm::generalized_rabenseifner}};
+    (void)testing::on_every_size([&](const mpi::communicator& sub) {
+        const pairs<double> pr(300, 300, 37);
+        const auto counts = layout::even_upper(37, sub.size());
+        for (const auto& [overlapped, plain] : twins) {
+            for (const auto order : {summation::fast, summation::reproducible}) {
+                if (order == summation::reproducible && !dsop::sees_every_pair(overlapped)) {
+                    continue;
+                }
+                const auto g = run(sub, pr, counts, overlapped, order);
+                const auto want = run(sub, pr, counts, plain, order);
+                auto root = g;
+                mpi::broadcast(sub, root, 0);
+                BOOST_CHECK_MESSAGE(bytes(g) == bytes(want) && bytes(g) == bytes(root),
+                                    dsop::name(overlapped) << (order == summation::fast ? " fast" : " reproducible")
+                                                           << " p=" << sub.size() << " differs from "
+                                                           << dsop::name(plain) << " or between ranks");
+            }
+        }
+        return std::vector<unsigned char>{};
     });
 }

@@ -5,7 +5,8 @@
 ///   collapse/merge folds), any element type (trivially copyable types as raw bytes, others
 ///   through Boost.Serialization) and any callable associative operator, commutative or not:
 ///   every rank returns the p values combined in rank order, with the same bits everywhere.
-/// - ring_allreduce, rabenseifner_allreduce and butterfly_allreduce: long vectors of trivially copyable values with
+/// - ring_allreduce, rabenseifner_allreduce and butterfly_allreduce (and the pipelined forms of
+///   ring and butterfly, which add one segment while the next is in flight): long vectors of trivially copyable values with
 ///   an element-wise commutative operator (reduce-scatter + allgather). Each element is
 ///   combined by exactly one rank and then copied, so all ranks hold identical bits; the
 ///   order in which the ranks' values are combined depends on p (use the schedules when it
@@ -16,6 +17,7 @@
 #include "treefold/error.hpp"
 #include "treefold/net/comm.hpp"
 #include "treefold/net/schedule_run.hpp"
+#include "treefold/net/transfers.hpp"
 #include "treefold/net/transport.hpp"
 #include "treefold/topology/schedule.hpp"
 
@@ -26,6 +28,7 @@
 #include <cstddef>
 #include <exception>
 #include <span>
+#include <stdexcept>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -320,6 +323,139 @@ void butterfly_allreduce(comm_view comm, std::span<T> data, Op op, net::counters
                 net::ring_step(comm, partner, data.data(), n, partner, incoming.data(), n, c);
                 detail::combine_range(data, 0, n, incoming.data(), op, (v & d) == 0);
             }
+        }
+        detail::unfold_extra_ranks(comm, data, c, me, r);
+    });
+}
+
+/// Elements per message of the pipelined allreduces unless the caller says otherwise: 2^15
+/// (256 KiB of doubles), a quarter of Open MPI's 1 MB ring segment, so that a matrix of
+/// N = M = 1000 still crosses a two-rank ring in 16 pieces.
+inline constexpr std::size_t pipeline_segment = std::size_t{1} << 15;
+
+namespace detail {
+
+/// [b, e) cut into pieces of at most `segment` elements: `body(piece_begin, piece_end)` for
+/// each, in order. Sender and receiver cut the same range the same way.
+template <class Body>
+void for_segments(std::size_t b, std::size_t e, std::size_t segment, Body&& body)
+{
+    for (std::size_t s = b; s < e; s += segment) {
+        body(s, std::min(e, s + segment));
+    }
+}
+
+inline void check_segment(std::size_t segment)
+{
+    if (segment == 0) {
+        throw std::invalid_argument("treefold: the pipeline segment must hold at least one element");
+    }
+}
+
+} // namespace detail
+
+/// ring_allreduce with every chunk sent as pieces of `segment` elements, and each piece
+/// passed on as soon as it is added: while piece j is being added, piece j + 1 is in flight,
+/// and the next step starts before this one has ended. The same chunks, the same operands in
+/// the same order: the result has exactly ring_allreduce's bits. Throws std::invalid_argument
+/// (before any message) when `segment` is 0.
+template <class T, class Op>
+void pipelined_ring_allreduce(comm_view comm, std::span<T> data, Op op, std::size_t segment = pipeline_segment,
+                              net::counters* count = nullptr)
+{
+    detail::check_segment(segment);
+    detail::bandwidth_allreduce(comm, data, count, [&](net::counters& c, int p, int me, std::size_t n) {
+        const int right = (me + 1) % p;
+        const int left = (me + p - 1) % p;
+        std::vector<T> incoming(n / static_cast<std::size_t>(p) + 1);
+        auto chunk = [&](int i) {
+            i = ((i % p) + p) % p;
+            return std::pair{detail::chunk_start(n, p, i), detail::chunk_start(n, p, i + 1)};
+        };
+        net::transfers t(comm);
+        // sent[s]: the transfers that read chunk (me - s), which the allgather later overwrites.
+        std::vector<std::pair<std::size_t, std::size_t>> sent;
+        auto send_chunk_piece = [&](std::size_t sb, std::size_t se) { t.send(right, data.data() + sb, se - sb, c); };
+        {
+            const auto [sb, se] = chunk(me);
+            const std::size_t first = t.started();
+            detail::for_segments(sb, se, segment, send_chunk_piece);
+            sent.emplace_back(first, t.started());
+        }
+        // Reduce-scatter: at step s chunk (me - s - 1) arrives piece by piece; each piece is
+        // added and sent on at once (it is the next step's send, or, after the last step, the
+        // allgather's first).
+        for (int s = 0; s < p - 1; ++s) {
+            const auto [rb, re] = chunk(me - s - 1);
+            const std::size_t first_recv = t.started();
+            detail::for_segments(rb, re, segment,
+                                 [&](std::size_t b, std::size_t e) { t.recv(left, incoming.data() + (b - rb), e - b); });
+            std::size_t i = first_recv;
+            const std::size_t first_send = t.started();
+            detail::for_segments(rb, re, segment, [&](std::size_t b, std::size_t e) {
+                t.wait(i++);
+                detail::combine_range(data, b, e, incoming.data() + (b - rb), op, false);
+                send_chunk_piece(b, e);
+            });
+            sent.emplace_back(first_send, t.started());
+        }
+        // Allgather: chunk (me - s) arrives straight into place and each piece moves on.
+        for (int s = 0; s < p - 1; ++s) {
+            const auto [rb, re] = chunk(me - s);
+            t.wait_range(sent[static_cast<std::size_t>(s)].first, sent[static_cast<std::size_t>(s)].second);
+            const std::size_t first_recv = t.started();
+            detail::for_segments(rb, re, segment,
+                                 [&](std::size_t b, std::size_t e) { t.recv(left, data.data() + b, e - b); });
+            std::size_t i = first_recv;
+            detail::for_segments(rb, re, segment, [&](std::size_t b, std::size_t e) {
+                t.wait(i++);
+                if (s < p - 2) {
+                    send_chunk_piece(b, e);
+                }
+            });
+        }
+        t.wait_all();
+    });
+}
+
+/// butterfly_allreduce with the whole vector sent as pieces of `segment` elements: each piece
+/// is combined as it arrives and sent at once to the next round's partner, so the additions
+/// of one piece overlap the transfer of the next and the rounds overlap each other. The same
+/// operands in the same order as butterfly_allreduce: exactly its bits. Throws
+/// std::invalid_argument (before any message) when `segment` is 0.
+template <class T, class Op>
+void pipelined_butterfly_allreduce(comm_view comm, std::span<T> data, Op op, std::size_t segment = pipeline_segment,
+                                   net::counters* count = nullptr)
+{
+    detail::check_segment(segment);
+    detail::bandwidth_allreduce(comm, data, count, [&](net::counters& c, int p, int me, std::size_t n) {
+        const int q = static_cast<int>(std::bit_floor(static_cast<unsigned>(p)));
+        const int r = p - q;
+        std::vector<T> incoming(n);
+        const int v = detail::fold_extra_ranks(comm, data, incoming, op, c, me, r);
+        if (v >= 0 && q > 1) {
+            net::transfers t(comm);
+            auto partner = [&](int d) { return detail::participant_rank(v ^ d, r); };
+            std::vector<std::size_t> sends; // this round's send of each piece
+            detail::for_segments(0, n, segment, [&](std::size_t b, std::size_t e) {
+                sends.push_back(t.send(partner(1), data.data() + b, e - b, c));
+            });
+            for (int d = 1; d < q; d *= 2) {
+                const std::size_t first_recv = t.started();
+                detail::for_segments(0, n, segment,
+                                     [&](std::size_t b, std::size_t e) { t.recv(partner(d), incoming.data() + b, e - b); });
+                std::size_t j = 0;
+                detail::for_segments(0, n, segment, [&](std::size_t b, std::size_t e) {
+                    t.wait(first_recv + j);
+                    t.wait(sends[j]); // the piece is about to change
+                    detail::combine_range(data, b, e, incoming.data() + b, op, (v & d) == 0);
+                    if (2 * d < q) {
+                        sends[j] = t.send(partner(2 * d), data.data() + b, e - b, c);
+                    }
+                    ++j;
+                });
+            }
+            t.wait_all();
         }
         detail::unfold_extra_ranks(comm, data, c, me, r);
     });

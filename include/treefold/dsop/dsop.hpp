@@ -19,7 +19,13 @@ enum class algorithm {
     allreduce,               ///< local outer products, MPI_Allreduce (library) of the n x m matrices
     allreduce_ring,          ///< local outer products, collective::ring_allreduce
     butterfly,               ///< local outer products, recursive-doubling allreduce of whole matrices
-    generalized_rabenseifner ///< gather all pairs, each rank computes a block of rows, allgatherv
+    generalized_rabenseifner, ///< gather all pairs, each rank computes a block of rows, allgatherv
+    // The document's overlapped variants (its §5.4): arithmetic while messages are in flight.
+    allgather_async,          ///< allgather by nonblocking direct sends; each pair summed (rank order) once it is here
+    bruck_async,              ///< allgather by nonblocking Bruck rounds; each pair summed (rank order) once it is here
+    allreduce_ring_pipelined, ///< allreduce_ring in pieces: a piece is added while the next is in flight
+    butterfly_pipelined,      ///< butterfly in pieces: a piece is added while the next is in flight
+    generalized_rabenseifner_pipelined ///< generalized_rabenseifner whose rows take each pair as it arrives
 };
 
 /// The order of the sum over pairs.
@@ -28,10 +34,12 @@ enum class summation {
     reproducible ///< the fixed tree over the global pair index: the same bits for every p
 };
 
-/// Name of an algorithm (allgather, allreduce, allreduce_ring, butterfly, generalized_rabenseifner).
+/// Name of an algorithm: the enumerator's name (allgather, …, generalized_rabenseifner_pipelined).
 const char* name(algorithm a);
 /// Parses a name; throws std::invalid_argument otherwise.
 algorithm parse_algorithm(const char* text);
+/// Whether every pair reaches the ranks that sum it (then summation::reproducible is offered).
+bool sees_every_pair(algorithm a);
 
 /// G = Σ over every pair of every rank of a_k b_kᵀ, on every rank.
 ///
@@ -41,8 +49,15 @@ algorithm parse_algorithm(const char* text);
 ///
 /// summation::reproducible sums every entry of G along the fixed tree over the global pair
 /// index, so G has the same bits for every p and every split of the pairs; it is available for
-/// algorithm::allgather and algorithm::generalized_rabenseifner (which see every pair) and
-/// throws std::invalid_argument for the allreduce ones and butterfly. With no pairs at all G is zero.
+/// the algorithms that see every pair (allgather, generalized_rabenseifner, allgather_async,
+/// bruck_async, generalized_rabenseifner_pipelined) and throws std::invalid_argument for the
+/// allreduce ones and the butterflies. The tree of a row needs every pair, so the overlapped
+/// ones wait for all pairs in that mode (no overlap). With no pairs at all G is zero.
+///
+/// summation::fast: the gather-based algorithms add the pairs left to right in rank order
+/// (the async and pipelined ones give the bits of allgather and generalized_rabenseifner);
+/// the pipelined allreduces give the bits of their unpipelined forms; every rank holds the
+/// same bits in every algorithm.
 ///
 /// Collective. Checks (every rank throws the same std::invalid_argument, nobody waits): n and
 /// m equal on all ranks and positive, a.size() and b.size() multiples of n and m holding the
