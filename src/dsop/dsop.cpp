@@ -292,11 +292,7 @@ void sum_outer_products(comm_view comm, std::span<const T> a, std::span<const T>
     switch (alg) {
     case algorithm::allreduce:
         compute_rows<T>(g, 0, a, b, n, m, a.size() / n, summation::fast); // this rank's own pairs
-        // Raw MPI: Boost.MPI's inplace() binds MPI_IN_PLACE to a T& (undefined behaviour, UBSan).
-        if (MPI_Allreduce(MPI_IN_PLACE, g.data(), static_cast<int>(g.size()), mpi::get_mpi_datatype<T>(), MPI_SUM,
-                          static_cast<MPI_Comm>(comm.get())) != MPI_SUCCESS) {
-            throw std::runtime_error("treefold: MPI_Allreduce failed in sum_outer_products");
-        }
+        collective::sum_in_place(comm, g);
         return;
     case algorithm::allreduce_ring:
         compute_rows<T>(g, 0, a, b, n, m, a.size() / n, summation::fast);
