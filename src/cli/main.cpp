@@ -22,7 +22,8 @@ const command commands[] = {
             "      tree = binomial, fibonacci, binary, truncated_fibonacci, truncated_binary, mary4,\n"
             "      mary8 (4- and 8-ary trees), dual4, dual8 (those trees with the result sent by\n"
             "      MPI_Bcast), one_sided,\n"
-            "      schedule_rd, schedule_heuristic, schedule_best, native, automatic",
+            "      schedule_rd, schedule_heuristic, schedule_best, schedule_best_sized, native,\n"
+            "      automatic",
      &treefold::cli::run_sum},
     {"plan", "treefold plan --n N --p P [--distribution D] [--t-send NS] [--t-op NS]\n"
              "      direct-exchange messages, block sizes and score per layout (no MPI)",

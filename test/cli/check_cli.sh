@@ -70,7 +70,7 @@ expect_bad "min-level" calibrate --out "$work/cal.txt" --min-level 5 --max-level
 # 3b. calibrate: one line per level in the form TREEFOLD_CALIBRATION reads, and a sum that
 # reads the file gives the same bits.
 timeout 120 "${mpirun[@]}" -n 2 "$tool" calibrate --out "$work/cal.txt" --min-level 3 --max-level 10 >/dev/null 2>&1
-lines="$(grep -v '^#' "$work/cal.txt" 2>/dev/null | grep -cE '^2 ([3-9]|10) 8 (native|binomial|direct|dual4|schedule_rd)$')"
+lines="$(grep -v '^#' "$work/cal.txt" 2>/dev/null | grep -cE '^2 ([3-9]|10) 8 (native|binomial|direct|dual4|schedule_rd|schedule_best_sized)$')"
 [[ "$lines" == 8 ]] && pass || fail "calibrate wrote $lines good lines of 8: $(cat "$work/cal.txt" 2>&1)"
 got="$(TREEFOLD_CALIBRATION="$work/cal.txt" bits_at 2 --repeat 1 --exchange automatic)"
 [[ "$got" == "$ref" ]] && pass || fail "sum with automatic and the calibration file gives $got, want $ref"

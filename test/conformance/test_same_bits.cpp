@@ -72,7 +72,7 @@ using all_exchanges =
               exchange::tree<topology::m_ary<8>, exchange::result_broadcast::mpi>, exchange::one_sided,
               exchange::scheduled<exchange::schedules::recursive_doubling>,
               exchange::scheduled<exchange::schedules::heuristic>, exchange::scheduled<exchange::schedules::best>,
-              exchange::native, exchange::automatic>;
+              exchange::scheduled<exchange::schedules::best_sized>, exchange::native, exchange::automatic>;
 
 /// The same without one_sided, which moves raw bytes: for types that are not trivially
 /// copyable (they travel through Boost.Serialization).
@@ -84,7 +84,7 @@ using serialized_exchanges =
               exchange::tree<topology::m_ary<4>, exchange::result_broadcast::mpi>,
               exchange::scheduled<exchange::schedules::recursive_doubling>,
               exchange::scheduled<exchange::schedules::heuristic>, exchange::scheduled<exchange::schedules::best>,
-              exchange::native, exchange::automatic>;
+              exchange::scheduled<exchange::schedules::best_sized>, exchange::native, exchange::automatic>;
 
 /// Kernels for any operator. kernel::best picks the precompiled SIMD kernel for built-ins,
 /// the header-only simd<default_arch> for generic lambdas and scalar for the rest.
@@ -129,8 +129,8 @@ void every_combination(const mpi::communicator& sub, const std::vector<T>& xs, c
 /// Walks the matrix without running all of its product on every input: run number t of a
 /// test case uses exchange t mod |Es|, layout kind t mod 7 (testing::layout_kinds) and kernel
 /// (t div |Es|) mod |Ks| (kernel::scalar where the CPU lacks that kernel's architecture). So
-/// every |Es| consecutive runs use every exchange once, with one kernel; |Es| (17 for
-/// all_exchanges, 15 for serialized_exchanges) and 7 are coprime (keep them so when adding an
+/// every |Es| consecutive runs use every exchange once, with one kernel; |Es| (18 for
+/// all_exchanges, 16 for serialized_exchanges) and 7 are coprime (keep them so when adding an
 /// exchange), so 7·|Es| consecutive runs pair every exchange with every layout kind; |Es|·|Ks|
 /// runs pair every exchange with every kernel. Each call makes `runs` runs on `xs` (|Es| by default).
 struct rotation {

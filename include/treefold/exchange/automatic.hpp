@@ -52,8 +52,11 @@
 namespace treefold::exchange {
 
 /// The exchanges automatic chooses from (their by_name spellings), in variant order.
+/// The scheduled candidate is the schedule the size-aware model picks for the plan's frontier
+/// messages (recursive doubling at p = 2 and for small frontiers; fewer, larger rounds past
+/// the eager limit).
 inline constexpr std::array<std::string_view, 5> automatic_candidates{"native", "binomial", "direct", "dual4",
-                                                                        "schedule_rd"};
+                                                                        "schedule_best_sized"};
 
 namespace detail {
 
@@ -195,7 +198,7 @@ struct automatic {
         // two alternatives may have one type: hence access by index).
         using variant = std::variant<std::monostate, native::plan<T>, tree<>::plan<T>, direct::plan<T>,
                                      typename tree<topology::m_ary<4>, result_broadcast::mpi>::template plan<T>,
-                                     typename scheduled<schedules::recursive_doubling>::template plan<T>>;
+                                     typename scheduled<schedules::best_sized>::template plan<T>>;
 
         template <class F>
         decltype(auto) visit(F&& f) const

@@ -25,9 +25,11 @@ namespace treefold::exchange {
 /// "8-ary").
 /// "dual4" and "dual8" are those trees with the result sent out through MPI_Bcast.
 /// "truncated_fibonacci" and "truncated_binary" are the reduction-trees document's shapes.
-inline constexpr std::array<std::string_view, 16> exchange_names{
+/// "schedule_best_sized" plans with the size-aware model at the frontier's message size.
+inline constexpr std::array<std::string_view, 17> exchange_names{
     "direct", "binomial", "fibonacci", "binary", "truncated_fibonacci", "truncated_binary", "mary4", "mary8",
-    "dual4", "dual8", "one_sided", "schedule_rd", "schedule_heuristic", "schedule_best", "native", "automatic"};
+    "dual4", "dual8", "one_sided", "schedule_rd", "schedule_heuristic", "schedule_best", "schedule_best_sized",
+    "native", "automatic"};
 
 /// The names as one comma-separated line, for help texts and error messages.
 inline std::string exchange_name_list()
@@ -86,6 +88,9 @@ decltype(auto) visit_by_name(std::string_view name, F&& f)
     }
     if (name == "schedule_best") {
         return f(std::type_identity<scheduled<schedules::best>>{});
+    }
+    if (name == "schedule_best_sized") {
+        return f(std::type_identity<scheduled<schedules::best_sized>>{});
     }
     if (name == "native") {
         return f(std::type_identity<native>{});

@@ -43,12 +43,4 @@ inline model::size_params run_size_params()
     m.rendezvous_beta = 4e-5;
     return m;
 }
-/// The least modelled time with run_size_params at the plan's frontier message size: large
-/// frontiers (large T, or past the eager limit) turn it towards fewer messages per round.
-struct best_sized {
-    static constexpr const char* name = "best_sized";
-    static topology::schedule make(int p) { return make(p, 8); }
-    static topology::schedule make(int p, std::uint64_t bytes) { return model::best(p, run_size_params(), bytes); }
-};
-
 } // namespace treefold::exchange::schedules

@@ -42,6 +42,18 @@ struct recursive_doubling {
     static constexpr const char* name = "recursive_doubling";
     static topology::schedule make(int p) { return topology::recursive_doubling(p); }
 };
+
+/// The least time the size-aware model predicts for frontier messages of `bytes` (constants
+/// fitted on a 2-core Open MPI 4.1 shared-memory machine: run_size_params in
+/// exchange/modelled_schedules.hpp). make() is compiled into the library, so a reducer that
+/// names it (automatic's fifth candidate does) needs no model header.
+struct best_sized {
+    static constexpr const char* name = "best_sized";
+    /// The schedule for 8-byte messages.
+    static topology::schedule make(int p) { return make(p, 8); }
+    /// The schedule for messages of `bytes` (throws std::invalid_argument for p < 1).
+    static topology::schedule make(int p, std::uint64_t bytes);
+};
 } // namespace schedules
 
 /// Exchange policy: frontiers merged along the schedule Generator::make(p) (see file comment).
