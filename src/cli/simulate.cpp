@@ -30,7 +30,7 @@ namespace {
 
 /// The network model the options name, or a usage error.
 std::unique_ptr<model::network> network_of(const std::string& name, const model::params& pipe, const model::loggp& lg,
-                                           const model::size_params& sized)
+                                           const model::flight_size_params& sized)
 {
     try {
         if (name == "pipelining") {
@@ -69,7 +69,7 @@ int run_simulate(const std::vector<std::string>& args, int& /*argc*/, char**& /*
     std::string receives = "free";
     model::params pipe;
     model::loggp lg;
-    model::size_params sized;
+    model::flight_size_params sized;
     model::work_costs work;
     std::string svg_dir;
     int lanes = 64;

@@ -225,7 +225,7 @@ BOOST_AUTO_TEST_CASE(critical_path_length_is_the_makespan)
     lg.o = 0.4;
     lg.G = 0.001;
     const model::loggp_network loggp(lg);
-    const model::size_aware_network sized(model::size_params{0.9, 0.4, 0.002, 1 << 20, 0});
+    const model::size_aware_network sized(model::flight_size_params{0.9, 0.4, 0.002, 1 << 20, 0});
     const model::pipelining_network conflicts(model::params{0.88, 0.38, model::receive_cost::conflicts});
     const std::vector<const model::network*> nets{&loggp, &sized, &conflicts};
     for (const model::network* net : nets) {
@@ -248,7 +248,7 @@ BOOST_AUTO_TEST_CASE(rendezvous_waits_for_the_receive)
 {
     // Rank 1 computes for 10 before it posts its receive; a message over the eager limit
     // leaves only then, one under it is already there.
-    const model::size_aware_network net(model::size_params{1.0, 0.5, 0.01, 100, 2.0});
+    const model::size_aware_network net(model::flight_size_params{1.0, 0.5, 0.01, 100, 2.0});
     for (const std::uint64_t bytes : {std::uint64_t{100}, std::uint64_t{1000}}) {
         model::task_graph g(2);
         g.send(0, 1, bytes);
@@ -289,7 +289,7 @@ BOOST_AUTO_TEST_CASE(invalid_graphs_are_named)
     g.receive(2, 0);
     BOOST_CHECK(throws_with([&] { g.matched(); }, "rank 0 sends 2 messages to rank 2, which receives 1"));
     BOOST_CHECK(throws_with([] { model::task_graph bad(0); }, "at least one rank"));
-    BOOST_CHECK(throws_with([] { model::size_aware_network bad(model::size_params{1, 0, 0, 1, 0}); }, "alpha_r"));
+    BOOST_CHECK(throws_with([] { model::size_aware_network bad(model::flight_size_params{1, 0, 0, 1, 0}); }, "alpha_r"));
 }
 
 BOOST_AUTO_TEST_CASE(svg_timeline_is_well_formed)

@@ -141,9 +141,12 @@ private:
     loggp m_;
 };
 
-/// Parameters of the size-aware model: α_p + b·β in flight, α_r of the sender's time, and
-/// above the eager limit a rendezvous (the message waits for its receive) with an extra step.
-struct size_params {
+/// Parameters of the simulator's size-aware network: α_p + b·β in flight, α_r of the sender's
+/// time, and above the eager limit a rendezvous (the message waits for its receive) with an
+/// extra step. Unlike model::size_params (size_model.hpp), which charges the bytes to the
+/// sender as the thesis's Table 4.1 does, the bytes here are in flight (LogGP's reading), so
+/// a rank can overlap them with its next send.
+struct flight_size_params {
     double alpha_p = 0.88;           ///< latency of a small message
     double alpha_r = 0.38;           ///< sender's cost per message
     double beta = 0;                 ///< time per byte
@@ -158,7 +161,7 @@ struct size_params {
 /// also waits for its receive), α_r of the sender's CPU per message.
 class size_aware_network final : public network {
 public:
-    explicit size_aware_network(const size_params& m);
+    explicit size_aware_network(const flight_size_params& m);
     double send_overhead(std::uint64_t) const override { return m_.alpha_r; }
     double latency(std::uint64_t bytes) const override
     {
@@ -168,7 +171,7 @@ public:
     std::string name() const override { return "size"; }
 
 private:
-    size_params m_;
+    flight_size_params m_;
 };
 
 /// How a task's start was decided (for the critical path).
