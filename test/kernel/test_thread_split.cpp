@@ -9,6 +9,7 @@
 #include "support/mpi_test.hpp"
 #include "support/oracle.hpp"
 #include "treefold/error.hpp"
+#include "treefold/io/values_file.hpp"
 #include "treefold/kernel/dispatch.hpp"
 #include "treefold/kernel/threads.hpp"
 #include "treefold/layout/distribution.hpp"
@@ -16,6 +17,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <filesystem>
 #include <memory>
 #include <random>
 #include <span>
@@ -111,6 +113,34 @@ BOOST_AUTO_TEST_CASE(same_bits_as_inner_kernel)
                 }
             }
         });
+    }
+}
+
+// The shared data sets: the published tree-sum bits (reference_tree_sum.csv) at every t, and
+// for the two larger files the single-thread kernel's bits at every t.
+BOOST_AUTO_TEST_CASE(data_sets_at_every_t)
+{
+    const auto dir = testing::psllh_dir_or_skip();
+    if (!dir) {
+        return;
+    }
+    const auto refs = testing::reference_bits(*dir);
+    BOOST_REQUIRE(!refs.empty());
+    for (const char* name : {"354", "multi100", "prim", "fusob", "dna_rokasD4", "aa_rokasA8"}) {
+        const auto path = *dir / (std::string(name) + ".binpsllh");
+        if (!std::filesystem::exists(path)) {
+            continue;
+        }
+        const auto xs = io::read_binpsllh(path);
+        ops::plus op;
+        const auto it = refs.find(std::string(name) + ".binpsllh");
+        const std::uint64_t want = it != refs.end() ? it->second
+                                                    : testing::bits_of(kernel::best::reduce_node(xs.data(), xs.size(), op));
+        for (std::size_t t = 1; t <= 8; ++t) {
+            const kernel::split_context context{pool_of(t), 16};
+            const auto got = testing::bits_of(kernel::reduce_node_split<kernel::best>(xs.data(), xs.size(), op, context));
+            BOOST_CHECK_MESSAGE(got == want, name << " t=" << t);
+        }
     }
 }
 
