@@ -116,6 +116,22 @@ BOOST_AUTO_TEST_CASE(same_bits_as_inner_kernel)
     }
 }
 
+// Up to 64 pieces: a pool of 64 threads, and the backwards executor claiming every t in 9..64.
+BOOST_AUTO_TEST_CASE(up_to_64_threads)
+{
+    const std::uint64_t n = 100003;
+    const auto xs = testing::mixed_values(64, n, false);
+    ops::plus op;
+    const auto want = testing::bits_of(kernel::scalar::reduce_node(xs.data(), n, op));
+    thread_pool pool(64);
+    BOOST_CHECK_EQUAL(testing::bits_of(kernel::reduce_node_split<kernel::best>(xs.data(), n, op, {pool, 1})), want);
+    for (std::size_t t = 9; t <= 64; ++t) {
+        backwards_executor back{t};
+        BOOST_CHECK_MESSAGE(testing::bits_of(kernel::reduce_node_split<kernel::best>(xs.data(), n, op, {back, 1})) == want,
+                            "t=" << t);
+    }
+}
+
 // The shared data sets: the published tree-sum bits (reference_tree_sum.csv) at every t, and
 // for the two larger files the single-thread kernel's bits at every t.
 BOOST_AUTO_TEST_CASE(data_sets_at_every_t)
