@@ -1,6 +1,7 @@
 // A planned reducer allocates nothing per call after the first (trivially copyable T), through
-// every exchange tested here (the tree with MPI_Bcast and the scheduled ones included) and the
-// nonblocking calls. This executable replaces global operator new to count allocations.
+// every exchange tested here (the tree with MPI_Bcast and the scheduled ones included), the
+// nonblocking calls and the threaded ones (set_threads). This executable replaces global
+// operator new to count allocations.
 #include <boost/test/unit_test.hpp>
 
 #include "support/cases.hpp"
@@ -89,6 +90,25 @@ BOOST_AUTO_TEST_CASE(nonblocking_calls_allocate_nothing_after_the_first)
     const long before = allocations.load();
     const double second = r.iall_reduce(local).wait();
     (void)r.ireduce(local, w.size() - 1).wait();
+    BOOST_CHECK_EQUAL(allocations.load() - before, 0);
+    BOOST_CHECK_EQUAL(testing::bits_of(first), testing::bits_of(second));
+}
+BOOST_AUTO_TEST_CASE(threaded_calls_allocate_nothing_after_the_first)
+{
+    // set_threads: the pool is made once, the split kernel's frontiers are kept per calling thread.
+    const auto& w = testing::world();
+    const std::uint64_t n = 100003;
+    const auto l = testing::random_layout(n + 5, n, w.size());
+    const auto xs = testing::mixed_values(n, n, false);
+    const auto b = l.block_of(w.rank());
+    const std::span<const double> local(xs.data() + b.start, b.count);
+    reducer<double, ops::plus, kernel::best, exchange::direct> r(w, l);
+    r.set_threads(4, 100);
+    const double first = r.all_reduce(local);
+    (void)r.reduce(local, 0);
+    const long before = allocations.load();
+    const double second = r.all_reduce(local);
+    (void)r.reduce(local, w.size() - 1);
     BOOST_CHECK_EQUAL(allocations.load() - before, 0);
     BOOST_CHECK_EQUAL(testing::bits_of(first), testing::bits_of(second));
 }
