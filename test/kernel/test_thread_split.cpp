@@ -235,6 +235,21 @@ BOOST_AUTO_TEST_CASE(owned_pool)
     }
 }
 
+// kernel::split named as the reducer's kernel and set_threads as well: the pieces do not
+// split again (a nested run of the same pool would wait for itself), the bits stay.
+BOOST_AUTO_TEST_CASE(split_named_as_the_kernel)
+{
+    const std::uint64_t n = 20011;
+    const auto xs = testing::mixed_values(7, n, false);
+    const auto want = testing::bits_of(testing::oracle_reduce(xs, ops::plus{}));
+    reducer<double, ops::plus, kernel::split<kernel::best>, exchange::direct> r(world(), n);
+    const auto b = r.local_block();
+    const std::span<const double> mine(xs.data() + b.start, b.count);
+    BOOST_CHECK_EQUAL(testing::bits_of(r.all_reduce(mine)), want);
+    r.set_threads(pool_of(4), 3);
+    BOOST_CHECK_EQUAL(testing::bits_of(r.all_reduce(mine)), want);
+}
+
 // An operator that throws on one rank, on one thread of it (the element 0.5 is in one piece),
 // or on every thread: the rank where it threw gets the operator's own exception and the others
 // remote_failure naming that rank, as with one thread; no thread is left running or waiting.

@@ -101,7 +101,8 @@ public:
     std::size_t concurrency() const noexcept { return workers_.size() + 1; }
 
     /// Calls task(i) for every i in [0, n) and returns when all have returned. `task` must not
-    /// throw (an exception escaping a worker ends the program, as for any std::thread).
+    /// throw (an exception escaping a worker ends the program, as for any std::thread), nor
+    /// call run on the same pool (it would wait for itself).
     void run(std::size_t n, const task_ref& task)
     {
         const std::lock_guard one_run(run_lock_);
@@ -207,6 +208,20 @@ namespace detail {
 /// The context of the split kernel calls made on this thread (set by split_scope).
 inline thread_local const split_context* current_split = nullptr;
 
+/// Clears this thread's split context for its lifetime: the pieces' kernels, some of which
+/// may run on the calling thread, must not split again (a nested run of the same pool would
+/// wait for itself), even when Inner is itself a split kernel.
+class split_pause {
+public:
+    split_pause() noexcept : saved_(current_split) { current_split = nullptr; }
+    split_pause(const split_pause&) = delete;
+    split_pause& operator=(const split_pause&) = delete;
+    ~split_pause() { current_split = saved_; }
+
+private:
+    const split_context* saved_;
+};
+
 /// Per calling thread, grown never shrunk: after the first call with t pieces, a split call
 /// allocates nothing (the frontiers keep their capacity).
 template <class T>
@@ -275,7 +290,10 @@ T reduce_node_split(const T* first, std::uint64_t len, Op& op, const split_conte
             scratch.errors[i] = std::current_exception();
         }
     };
-    context.executor.run(static_cast<std::size_t>(t), task_ref(body));
+    {
+        const detail::split_pause pause;
+        context.executor.run(static_cast<std::size_t>(t), task_ref(body));
+    }
     for (std::size_t i = 0; i < t; ++i) {
         if (scratch.errors[i]) {
             std::exception_ptr e = std::move(scratch.errors[i]);
