@@ -201,7 +201,7 @@ inline constexpr std::uint64_t default_min_piece = std::uint64_t{1} << 15;
 struct split_context {
     /// Runs the pieces; its concurrency() is the number of pieces a node is cut into.
     executor_ref executor;
-    /// The smallest piece worth a task (elements); shorter nodes are not cut.
+    /// The smallest piece worth a task (elements); nodes shorter than twice this are not cut.
     std::uint64_t min_piece = default_min_piece;
 };
 
