@@ -9,6 +9,7 @@
 #include "treefold/exchange/tree.hpp"
 #include "treefold/kernel/dispatch.hpp"
 #include "treefold/kernel/ops.hpp"
+#include "treefold/kernel/threads.hpp"
 #include "treefold/layout/block_layout.hpp"
 #include "treefold/layout/distribution.hpp"
 #include "treefold/reduction_core.hpp"
@@ -19,6 +20,7 @@
 #include <array>
 #include <concepts>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <span>
 #include <stdexcept>
@@ -57,6 +59,12 @@ namespace treefold {
 /// rank, else every rank throws the same std::invalid_argument. The plan is then reused by
 /// every call; calls do not modify the input and, for trivially copyable T, allocate nothing
 /// after the first. make_reducer() names any subset of the axes by tag arguments.
+///
+/// Threads: set_threads() has this rank's local nodes computed by several threads (a pool the
+/// reducer owns, or any task_executor), with the same bits for every thread count
+/// (kernel::split). The exchange stays on the calling thread. A reducer takes one call at a
+/// time: call it from one thread (per reducer) while other threads compute; several reducers
+/// may run calls on several threads at once (MPI_THREAD_MULTIPLE).
 template <transportable T, reduction_operator<T> Op = ops::plus, kernel_policy<T, Op> Kernel = kernel::best,
           exchange_policy<T> Exchange = exchange::automatic>
     requires std::is_default_constructible_v<T> && std::is_copy_constructible_v<T>
@@ -97,7 +105,12 @@ public:
     /// remote_failure (error.hpp, naming the rank, the exception's type and text) on the
     /// others. A rank with an empty block reports its size too. N = 0 throws
     /// std::domain_error on every rank: there is no value and no identity is invented.
-    T all_reduce(std::span<const T> local) { return core_.template all_reduce<Kernel>(local.data(), local.size(), op_); }
+    T all_reduce(std::span<const T> local)
+    {
+        return with_kernel([&]<class K>(std::type_identity<K>) {
+            return core_.template all_reduce<K>(local.data(), local.size(), op_);
+        });
+    }
 
     /// all_reduce(local) written to `result` (for T with expensive copies; the same checks).
     void all_reduce(std::span<const T> local, T& result) { result = all_reduce(local); }
@@ -113,7 +126,9 @@ public:
     /// exchange saw them; the other ranks return nullopt (a reduce does not broadcast).
     std::optional<T> reduce(std::span<const T> local, int root)
     {
-        return core_.template reduce<Kernel>(local.data(), local.size(), op_, root);
+        return with_kernel([&]<class K>(std::type_identity<K>) {
+            return core_.template reduce<K>(local.data(), local.size(), op_, root);
+        });
     }
 
     /// Starts all_reduce(local) and returns at once; the request's wait() returns what
@@ -126,15 +141,48 @@ public:
     /// iall_reduce returns.
     request<T, T> iall_reduce(std::span<const T> local)
     {
-        return request<T, T>(core_.template start<Kernel>(local.data(), local.size(), op_, -1));
+        return request<T, T>(with_kernel([&]<class K>(std::type_identity<K>) {
+            return core_.template start<K>(local.data(), local.size(), op_, -1);
+        }));
     }
 
     /// Starts reduce(local, root) (MPI_Ireduce); as iall_reduce, and wait() returns what
     /// reduce returns.
     request<T, std::optional<T>> ireduce(std::span<const T> local, int root)
     {
-        return request<T, std::optional<T>>(core_.template start<Kernel>(local.data(), local.size(), op_, root));
+        return request<T, std::optional<T>>(with_kernel([&]<class K>(std::type_identity<K>) {
+            return core_.template start<K>(local.data(), local.size(), op_, root);
+        }));
     }
+
+    /// Computes this rank's local nodes on `threads` threads from now on: the calling thread
+    /// and threads - 1 workers of a thread_pool the reducer makes here, once, and owns. Nodes
+    /// are cut into pieces of at least `min_piece` elements (only speed depends on it). The
+    /// operator is then called on several threads at once, so it must allow that. Results keep
+    /// their bits for every thread count; an operator that throws on any thread is reported as
+    /// it is without threads. threads <= 1 goes back to the single-thread kernel, untouched.
+    /// Local, not collective: ranks may use different thread counts.
+    void set_threads(std::size_t threads, std::uint64_t min_piece = kernel::default_min_piece)
+    {
+        threads_.reset();
+        if (threads > 1) {
+            auto pool = std::make_unique<thread_pool>(threads);
+            threads_ = std::make_unique<threads_option>(threads_option{nullptr, {*pool, min_piece}});
+            threads_->pool = std::move(pool);
+        }
+    }
+
+    /// As set_threads(threads), on the threads of `executor` (a thread_pool shared by several
+    /// reducers, an OpenMP adapter: doc/guide.md), which the reducer does not own: it must
+    /// outlive the calls made until the next set_threads.
+    template <task_executor E>
+    void set_threads(E& executor, std::uint64_t min_piece = kernel::default_min_piece)
+    {
+        threads_ = std::make_unique<threads_option>(threads_option{nullptr, {executor, min_piece}});
+    }
+
+    /// The threads this rank's local nodes are computed on (1: the single-thread kernel).
+    std::size_t threads() const { return threads_ ? threads_->context.executor.concurrency() : 1; }
 
     /// The exchange this reducer runs (for exchange::automatic, the one it chose).
     std::string_view exchange_used() const { return core_.exchange_used(); }
@@ -154,8 +202,27 @@ public:
     const Op& op() const { return op_; }
 
 private:
+    /// The threads option: the split kernel's context and the pool the reducer owns, if any.
+    struct threads_option {
+        std::unique_ptr<thread_pool> pool;
+        kernel::split_context context;
+    };
+
+    /// `call(std::type_identity<K>{})` with K = Kernel (no threads: the single-thread path
+    /// as it always was) or kernel::split<Kernel> in the scope of this reducer's threads.
+    template <class Call>
+    decltype(auto) with_kernel(Call&& call)
+    {
+        if (!threads_) {
+            return call(std::type_identity<Kernel>{});
+        }
+        const kernel::split_scope scope(threads_->context);
+        return call(std::type_identity<kernel::split<Kernel>>{});
+    }
+
     detail::reduction_core<T, Exchange> core_;
     Op op_;
+    std::unique_ptr<threads_option> threads_; // null: one thread
 };
 
 namespace detail {

@@ -21,6 +21,7 @@
 #include "treefold/io/values_file.hpp"
 #include "treefold/kernel/dispatch.hpp"
 #include "treefold/kernel/scalar.hpp"
+#include "treefold/kernel/threads.hpp"
 #include "treefold/layout/block_layout.hpp"
 #include "treefold/layout/distribution.hpp"
 #include "treefold/layout/message_count.hpp"

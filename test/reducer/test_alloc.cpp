@@ -1,6 +1,7 @@
 // A planned reducer allocates nothing per call after the first (trivially copyable T), through
-// every exchange tested here (the tree with MPI_Bcast and the scheduled ones included) and the
-// nonblocking calls. This executable replaces global operator new to count allocations.
+// every exchange tested here (the tree with MPI_Bcast and the scheduled ones included), the
+// nonblocking calls and the threaded ones (set_threads). This executable replaces global
+// operator new to count allocations.
 #include <boost/test/unit_test.hpp>
 
 #include "support/cases.hpp"
@@ -59,6 +60,26 @@ void no_allocation_after_first_call()
     }
 }
 
+/// A direct-exchange reducer over a random layout of n values, after `setup(r)`: the second
+/// `round(r, local, root)` (returning the all_reduce value) allocates nothing and gives the
+/// first's bits.
+template <class Kernel, class Setup, class Round>
+void second_round_allocates_nothing(std::uint64_t n, Setup setup, Round round)
+{
+    const auto& w = testing::world();
+    const auto l = testing::random_layout(n + 5, n, w.size());
+    const auto xs = testing::mixed_values(n, n, false);
+    const auto b = l.block_of(w.rank());
+    const std::span<const double> local(xs.data() + b.start, b.count);
+    reducer<double, std::plus<double>, Kernel, exchange::direct> r(w, l);
+    setup(r);
+    const double first = round(r, local, 0);
+    const long before = allocations.load();
+    const double second = round(r, local, w.size() - 1);
+    BOOST_CHECK_EQUAL(allocations.load() - before, 0);
+    BOOST_CHECK_EQUAL(testing::bits_of(first), testing::bits_of(second));
+}
+
 } // namespace
 
 BOOST_AUTO_TEST_CASE(direct_exchange_allocates_nothing_per_call) { no_allocation_after_first_call<exchange::direct>(); }
@@ -79,20 +100,21 @@ BOOST_AUTO_TEST_CASE(automatic_exchange_allocates_nothing_per_call)
 }
 BOOST_AUTO_TEST_CASE(nonblocking_calls_allocate_nothing_after_the_first)
 {
-    const auto& w = testing::world();
-    const std::uint64_t n = 5000;
-    const auto l = testing::random_layout(n + 5, n, w.size());
-    const auto xs = testing::mixed_values(n, n, false);
-    const auto b = l.block_of(w.rank());
-    const std::span<const double> local(xs.data() + b.start, b.count);
-    reducer<double, std::plus<double>, kernel::scalar, exchange::direct> r(w, l);
-    const double first = r.iall_reduce(local).wait();
-    (void)r.ireduce(local, 0).wait();
-    const long before = allocations.load();
-    const double second = r.iall_reduce(local).wait();
-    (void)r.ireduce(local, w.size() - 1).wait();
-    BOOST_CHECK_EQUAL(allocations.load() - before, 0);
-    BOOST_CHECK_EQUAL(testing::bits_of(first), testing::bits_of(second));
+    second_round_allocates_nothing<kernel::scalar>(5000, [](auto&) {}, [](auto& r, auto local, int root) {
+        const double v = r.iall_reduce(local).wait();
+        (void)r.ireduce(local, root).wait();
+        return v;
+    });
+}
+BOOST_AUTO_TEST_CASE(threaded_calls_allocate_nothing_after_the_first)
+{
+    // set_threads: the pool is made once, the split kernel's frontiers are kept per calling thread.
+    second_round_allocates_nothing<kernel::best>(100003, [](auto& r) { r.set_threads(4, 100); },
+                                                 [](auto& r, auto local, int root) {
+                                                     const double v = r.all_reduce(local);
+                                                     (void)r.reduce(local, root);
+                                                     return v;
+                                                 });
 }
 
 // Rows of a width known at compile time (std::array under ops::columnwise, the raw-bytes

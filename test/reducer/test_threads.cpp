@@ -1,7 +1,7 @@
 // The thread-safety contract (doc/design.md, "Guarantees and limits"): one reducer per
 // thread is safe. Three threads of each rank run calls at the same time, each on its own
-// reducer (direct, binomial tree, recursive-doubling schedule), and every result must have
-// the oracle's bits. Its own main: MPI must be initialised with MPI_THREAD_MULTIPLE.
+// reducer (direct, binomial tree, recursive-doubling schedule; the first two with threads
+// from one shared pool), and every result must have the oracle's bits. Its own main: MPI must be initialised with MPI_THREAD_MULTIPLE.
 // Exit code 77 (ctest: skipped) if the MPI library does not provide it.
 #include "support/oracle.hpp"
 #include "treefold/exchange/schedule.hpp"
@@ -69,6 +69,11 @@ int main(int argc, char** argv)
     reducer<double, std::plus<double>, kernel::best, exchange::direct> a(world, l);
     reducer<double, std::plus<double>, kernel::best, exchange::tree<>> b(world, l);
     reducer<double, std::plus<double>, kernel::best, exchange::scheduled<>> c(world, l);
+    // a and b also compute their blocks on the threads of one shared pool (set_threads),
+    // whose runs the two calling threads take in turn; c stays on its own thread.
+    thread_pool pool(3);
+    a.set_threads(pool, 4);
+    b.set_threads(pool, 4);
     std::atomic<int> wrong{0};
     const int calls = 300;
     {
