@@ -1,0 +1,148 @@
+#pragma once
+/// An accurate reproducible sum: the double-double element type, its error-free addition
+/// ops::accurate_plus, and the local kernel that sums doubles as double-doubles.
+///
+/// A double_double {hi, lo} stands for the unevaluated sum hi + lo with |lo| <= ulp(hi)/2.
+/// accurate_plus adds two of them with error-free transformations (TwoSum on the high and on
+/// the low parts, then two renormalisations: the "accurate" double-word addition), whose
+/// relative error is at most 3u^2 (u = 2^-53; Joldes, Muller, Popescu 2017, Algorithm 6). It
+/// is built from additions only, so FMA contraction cannot change it; it is wrong under
+/// -ffast-math (reassociation cancels the error terms), which this header refuses.
+///
+/// Along treefold's fixed tree of depth h = ceil(log2 N) the sum of N doubles lifted to
+/// {x, 0} has an absolute error of at most about 3 h u^2 sum|x_i| before the final rounding
+/// to double (to_double), so the rounded result is within one ulp of the correctly rounded
+/// sum whenever the condition number sum|x_i| / |sum x_i| stays below about 1 / (3 h u)
+/// (1e14 at N = 2^25); beyond that the error bound above still holds (doc/design.md,
+/// "An accurate sum"). Like every treefold operator it gives the same bits for every process
+/// count, layout, exchange and kernel, because the tree is fixed.
+
+#include "treefold/config.hpp"
+#include "treefold/kernel/scalar.hpp"
+
+#include <cstdint>
+#include <type_traits>
+
+#ifdef __FAST_MATH__
+#error "treefold/kernel/accurate.hpp: the error-free transformations need IEEE additions; do not compile with -ffast-math"
+#endif
+
+namespace treefold {
+
+/// A double-double: the unevaluated sum hi + lo (trivially copyable: travels as 16 raw bytes
+/// through every exchange, the native MPI_Op one included).
+struct double_double {
+    // No default member initialisers: `double_double{}` is {0, 0}, and arrays made for
+    // overwriting stay untouched (accurate_reducer's anchors).
+    double hi; ///< the leading part: the sum rounded to double
+    double lo; ///< what hi leaves out (|lo| <= ulp(hi) / 2 once normalised)
+
+    /// A double lifted exactly: {x, +0.0}.
+    static constexpr double_double lift(double x) noexcept { return {x, 0.0}; }
+    /// The value rounded to double: hi, which accurate_plus keeps equal to round(hi + lo).
+    constexpr double to_double() const noexcept { return hi; }
+};
+
+namespace kernel::detail {
+
+/// s + e = a + b exactly, s = fl(a + b) (Knuth's TwoSum; any operands, no branch).
+template <class V>
+constexpr void two_sum(const V& a, const V& b, V& s, V& e)
+{
+    s = a + b;
+    const V b_virtual = s - a;
+    const V a_virtual = s - b_virtual;
+    e = (a - a_virtual) + (b - b_virtual);
+}
+
+/// The accurate double-double addition on scalars or xsimd batches of the parts (lane by
+/// lane the same bits): {ah, al} + {bh, bl} -> {h, l}. A non-finite sum of the high parts
+/// (an infinity or NaN among the inputs, or overflow) is returned as {that sum, 0}, so
+/// infinities behave as in a plain sum instead of turning into NaN through the error terms.
+template <class V>
+constexpr void add_dd(const V& ah, const V& al, const V& bh, const V& bl, V& h, V& l)
+{
+    V s;
+    V e;
+    two_sum(ah, bh, s, e);
+    V t;
+    V f;
+    two_sum(al, bl, t, f);
+    e = e + t;
+    V s1 = s + e; // FastTwoSum(s, e): |s| >= |e| here
+    e = e - (s1 - s);
+    e = e + f;
+    const V s2 = s1 + e; // FastTwoSum(s1, e)
+    const V l2 = e - (s2 - s1);
+    // {s, 0} instead where s is not finite, and where the result is zero from zero high
+    // parts (s keeps IEEE's sign: -0 + -0 = -0; the error terms would give +0).
+    if constexpr (std::is_arithmetic_v<V>) {
+        const bool use_s = (s - s != V(0)) || (s == V(0) && s2 == V(0)); // s - s: NaN unless finite
+        h = use_s ? s : s2;
+        l = use_s ? V(0) : l2;
+    } else {
+        const auto use_s = ((s - s) != V(0.0)) | ((s == V(0.0)) & (s2 == V(0.0)));
+        h = select(use_s, s, s2); // xsimd's, found by ADL
+        l = select(use_s, V(0.0), l2);
+    }
+}
+
+} // namespace kernel::detail
+
+namespace ops {
+
+/// The accurate (compensated) sum of double-doubles: left + right with error-free
+/// transformations (see the file comment). Not associative in its bits, like any floating
+/// point addition; treefold's fixed tree makes it reproducible.
+struct accurate_plus {
+    /// {a.hi, a.lo} + {b.hi, b.lo}, relative error at most 3u^2 for finite sums.
+    constexpr double_double operator()(const double_double& a, const double_double& b) const noexcept
+    {
+        double_double out{};
+        kernel::detail::add_dd(a.hi, a.lo, b.hi, b.lo, out.hi, out.lo);
+        return out;
+    }
+};
+
+} // namespace ops
+
+namespace kernel {
+
+/// The value of the tree node over doubles first[0, len), each leaf lifted to {x, +0.0} and
+/// combined with ops::accurate_plus: the bits of kernel::scalar over the lifted values,
+/// without storing them. len > 0.
+inline double_double accurate_node_scalar(const double* first, std::uint64_t len)
+{
+    const ops::accurate_plus op;
+    value_stack<double_double> stack;
+    for (std::uint64_t j = 0; j < len; ++j) {
+        double_double acc = double_double::lift(first[j]);
+        for (int pairs = std::countr_zero(j + 1); pairs > 0; --pairs) {
+            acc = op(stack.top(), acc);
+            stack.pop();
+        }
+        stack.push(acc);
+    }
+    double_double acc = stack.pop();
+    while (!stack.empty()) {
+        acc = op(stack.top(), acc);
+        stack.pop();
+    }
+    return acc;
+}
+
+/// A lifted-sum kernel policy for accurate_reducer: `static double_double sum(const double*,
+/// std::uint64_t len)` is the tree node over the lifted doubles (len > 0). This one is the
+/// reference, one leaf at a time.
+struct accurate_scalar {
+    static constexpr const char* name = "scalar";
+    /// accurate_node_scalar.
+    static double_double sum(const double* first, std::uint64_t len) { return accurate_node_scalar(first, len); }
+};
+
+/// The default lifted-sum kernel.
+using accurate_best = accurate_scalar;
+
+} // namespace kernel
+
+} // namespace treefold
