@@ -19,6 +19,7 @@
 #include "treefold/exchange/tree.hpp"
 #include "treefold/io/values_file.hpp"
 #include "treefold/kernel/accurate.hpp"
+#include "treefold/kernel/simd.hpp"
 #include "treefold/reducer.hpp"
 
 #include <algorithm>
@@ -100,6 +101,21 @@ double error_bound(const std::vector<double>& xs, double result)
 {
     const double h = std::ceil(std::log2(static_cast<double>(xs.size())));
     return 1.01 * (3 * h * u * u / (1 - 4 * u) * abs_sum(xs) + u * std::fabs(result));
+}
+
+/// f(K{}) for each precompiled accurate_simd<Arch> the CPU supports.
+template <class F>
+void for_each_simd_kernel(F&& f)
+{
+    f(kernel::accurate_simd<xsimd::sse2>{});
+    if (kernel::simd_supported<xsimd::avx2>()) {
+        f(kernel::accurate_simd<xsimd::avx2>{});
+    }
+    if (kernel::simd_supported<xsimd::avx512f>()) {
+        f(kernel::accurate_simd<xsimd::avx512f>{});
+    } else {
+        BOOST_TEST_MESSAGE("SKIPPED: accurate_simd<avx512f> (the CPU lacks avx512f)");
+    }
 }
 
 } // namespace
@@ -195,6 +211,30 @@ BOOST_AUTO_TEST_CASE(non_finite)
     BOOST_CHECK(std::signbit(add(double_double::lift(-0.0), double_double::lift(-0.0)).to_double()));
 }
 
+// add_lifted is add_dd on two lifted leaves, bit for bit, zeros and non-finite values included.
+BOOST_AUTO_TEST_CASE(lifted_pair)
+{
+    const double inf = std::numeric_limits<double>::infinity();
+    std::vector<double> pool = {0.0, -0.0, 1.0, -1.0, 1e16, -1e16, 0x1p-1074, -0x1p-1074, inf, -inf,
+                                std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::max(),
+                                -std::numeric_limits<double>::max(), 0x1p-53, 1.0 + 0x1p-52, 3.0};
+    std::mt19937_64 rng(5);
+    std::uniform_int_distribution<int> expo(-1074, 1023);
+    std::uniform_real_distribution<double> mant(-2.0, 2.0);
+    for (int i = 0; i < 2000; ++i) {
+        pool.push_back(std::ldexp(mant(rng), expo(rng) / (i % 4 + 1)));
+    }
+    for (std::size_t i = 0; i < pool.size(); ++i) {
+        for (std::size_t j = 0; j < pool.size(); j += (i < 16 ? 1 : 97)) {
+            double h1 = 0, l1 = 0, h2 = 0, l2 = 0;
+            kernel::detail::add_dd(pool[i], 0.0, pool[j], 0.0, h1, l1);
+            kernel::detail::add_lifted(pool[i], pool[j], h2, l2);
+            BOOST_CHECK_MESSAGE(testing::bytes_of(h1) == testing::bytes_of(h2) && testing::bytes_of(l1) == testing::bytes_of(l2),
+                                std::hexfloat << pool[i] << " + " << pool[j]);
+        }
+    }
+}
+
 // Every lifted kernel gives the oracle's double-double bits (the tree over {x, 0} leaves),
 // and so do the generic kernels on stored double-doubles.
 BOOST_AUTO_TEST_CASE(kernels_give_the_tree)
@@ -207,6 +247,13 @@ BOOST_AUTO_TEST_CASE(kernels_give_the_tree)
         const auto want = testing::bytes_of(oracle_accurate(xs));
         BOOST_CHECK_MESSAGE(testing::bytes_of(kernel::accurate_scalar::sum(xs.data(), n)) == want, "scalar N=" << n);
         BOOST_CHECK_MESSAGE(testing::bytes_of(kernel::accurate_best::sum(xs.data(), n)) == want, "best N=" << n);
+        for_each_simd_kernel([&]<class K>(K) {
+            BOOST_CHECK_MESSAGE(testing::bytes_of(K::sum(xs.data(), n)) == want, K::name << " N=" << n);
+            // the same at every offset of the data in memory
+            std::vector<double> shifted(n + 3);
+            std::copy(xs.begin(), xs.end(), shifted.begin() + 3);
+            BOOST_CHECK_MESSAGE(testing::bytes_of(K::sum(shifted.data() + 3, n)) == want, K::name << " shifted N=" << n);
+        });
         const auto dd = lifted(xs);
         ops::accurate_plus op;
         BOOST_CHECK_MESSAGE(testing::bytes_of(kernel::scalar::reduce_node(dd.data(), n, op)) == want, "stored N=" << n);
@@ -259,6 +306,7 @@ BOOST_AUTO_TEST_CASE(same_bits_everywhere)
         std::apply([&](auto... e) { (check(kernel::accurate_scalar{}, e), ...); }, exchanges);
         check(kernel::accurate_best{}, exchange::automatic{});
         check(kernel::accurate_best{}, exchange::native{});
+        for_each_simd_kernel([&](auto k) { check(k, exchange::tree<>{}); });
     }
 }
 

@@ -20,6 +20,8 @@
 #include "treefold/config.hpp"
 #include "treefold/kernel/scalar.hpp"
 
+#include <bit>
+#include <cstddef>
 #include <cstdint>
 #include <type_traits>
 
@@ -75,15 +77,33 @@ constexpr void add_dd(const V& ah, const V& al, const V& bh, const V& bl, V& h, 
     const V s2 = s1 + e; // FastTwoSum(s1, e)
     const V l2 = e - (s2 - s1);
     // {s, 0} instead where s is not finite, and where the result is zero from zero high
-    // parts (s keeps IEEE's sign: -0 + -0 = -0; the error terms would give +0).
+    // parts (s keeps IEEE's sign: -0 + -0 = -0; the error terms would give +0). Only ==
+    // tests NaN the same way on scalars and on every xsimd architecture (its != on batches
+    // is ordered: false for NaN); s - s == 0 is false exactly for +-Inf and NaN.
     if constexpr (std::is_arithmetic_v<V>) {
-        const bool use_s = (s - s != V(0)) || (s == V(0) && s2 == V(0)); // s - s: NaN unless finite
-        h = use_s ? s : s2;
-        l = use_s ? V(0) : l2;
+        const bool keep = s - s == V(0) && (s != V(0) || s2 != V(0));
+        h = keep ? s2 : s;
+        l = keep ? l2 : V(0);
     } else {
-        const auto use_s = ((s - s) != V(0.0)) | ((s == V(0.0)) & (s2 == V(0.0)));
-        h = select(use_s, s, s2); // xsimd's, found by ADL
-        l = select(use_s, V(0.0), l2);
+        const auto keep = ((s - s) == V(0.0)) & ((s != V(0.0)) | (s2 != V(0.0)));
+        h = select(keep, s2, s); // xsimd's, found by ADL
+        l = select(keep, l2, V(0.0));
+    }
+}
+
+/// add_dd({a, +0}, {b, +0}) in fewer steps, with the same bits: the pair of two lifted
+/// leaves is their TwoSum. (For finite s != 0, e is the exact error, so both renormalisations
+/// keep {s, e + 0}; a zero or non-finite s gives {s, +0} in both.) e + 0 turns -0 into +0 as
+/// add_dd's e + t does.
+template <class V>
+constexpr void add_lifted(const V& a, const V& b, V& h, V& l)
+{
+    V e;
+    two_sum(a, b, h, e);
+    if constexpr (std::is_arithmetic_v<V>) {
+        l = h - h == V(0) ? e + V(0) : V(0);
+    } else {
+        l = select((h - h) == V(0.0), e + V(0.0), V(0.0));
     }
 }
 
@@ -140,8 +160,47 @@ struct accurate_scalar {
     static double_double sum(const double* first, std::uint64_t len) { return accurate_node_scalar(first, len); }
 };
 
-/// The default lifted-sum kernel.
-using accurate_best = accurate_scalar;
+/// The SIMD lifted-sum kernel on xsimd architecture Arch: whole blocks of block_size(Arch)
+/// values (256 or 512) fold in registers with the butterfly of kernel::simd
+/// (kernel/simd_impl.hpp) on the high and the low parts alike, so each register lane
+/// computes the same tree nodes as the scalar kernel; the blocks' values and the clipped
+/// right edge join as in the scalar kernel. Precompiled for sse2, avx2 and avx512f in
+/// libtreefold.a (src/kernel/accurate_<arch>.cpp); call it only where simd_supported<Arch>().
+template <class Arch>
+struct accurate_simd {
+    /// The architecture's xsimd name.
+    static constexpr const char* name = Arch::name();
+    /// The same contract and bits as accurate_scalar::sum.
+    static double_double sum(const double* first, std::uint64_t len);
+};
+
+/// The default lifted-sum kernel: accurate_simd of the architecture kernel::best uses for
+/// built-in operators (best_arch_name(); TREEFOLD_KERNEL_ARCH caps it as there).
+struct accurate_best {
+    static constexpr const char* name = "best";
+    /// The same contract and bits as accurate_scalar::sum.
+    static double_double sum(const double* first, std::uint64_t len);
+};
+
+namespace detail {
+
+/// Folds one block of `block` values at p into `width` lane nodes (each over block / width
+/// consecutive values), written to hi[] and lo[]: the part of accurate_simd<Arch> compiled
+/// with the architecture's flags (src/kernel/accurate_<arch>.cpp).
+struct accurate_block_kernel {
+    void (*fold)(const double* p, double* hi, double* lo);
+    std::uint64_t block;
+    std::size_t width;
+};
+
+/// accurate_block_kernel for Arch (defined in src/kernel/accurate_<arch>.cpp).
+template <class Arch>
+accurate_block_kernel accurate_blocks() noexcept;
+
+/// The tree node over first[0, len) from whole blocks through `k`, then the rest scalar.
+double_double accurate_sum_blocks(const accurate_block_kernel& k, const double* first, std::uint64_t len);
+
+} // namespace detail
 
 } // namespace kernel
 
