@@ -6,8 +6,9 @@
 /// accurate_plus adds two of them with error-free transformations (TwoSum on the high and on
 /// the low parts, then two renormalisations: the "accurate" double-word addition), whose
 /// relative error is at most 3u^2 (u = 2^-53; Joldes, Muller, Popescu 2017, Algorithm 6). It
-/// is built from additions only, so FMA contraction cannot change it; it is wrong under
-/// -ffast-math (reassociation cancels the error terms), which this header refuses.
+/// is built from additions only, so FMA contraction cannot change it; -ffast-math would cancel
+/// the error terms (config.hpp refuses it; under TREEFOLD_ALLOW_FAST_MATH this sum is no
+/// more accurate than a plain one).
 ///
 /// Along treefold's fixed tree of depth h = ceil(log2 N) the sum of N doubles lifted to
 /// {x, 0} has an absolute error of at most about 3 h u^2 sum|x_i| before the final rounding
@@ -24,10 +25,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
-
-#ifdef __FAST_MATH__
-#error "treefold/kernel/accurate.hpp: the error-free transformations need IEEE additions; do not compile with -ffast-math"
-#endif
 
 namespace treefold {
 
