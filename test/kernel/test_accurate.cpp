@@ -50,29 +50,6 @@ std::vector<double_double> lifted(const std::vector<double>& xs)
 /// The tree's double-double over xs: the test oracle over the lifted values.
 double_double oracle_accurate(const std::vector<double>& xs) { return testing::oracle_reduce(lifted(xs), ops::accurate_plus{}); }
 
-/// Values whose exact sum is tiny against their magnitudes: ~n/2 values with exponents over
-/// [-spread, spread], their negations, and a few small terms of magnitude 2^-bits of the
-/// total, all shuffled. The condition number is about 2^bits.
-std::vector<double> ill_conditioned(std::uint64_t seed, std::size_t n, int spread, int bits)
-{
-    std::mt19937_64 rng(seed);
-    std::uniform_real_distribution<double> mant(1.0, 2.0);
-    std::uniform_int_distribution<int> expo(-spread, spread);
-    std::vector<double> xs;
-    double total = 0.0;
-    for (std::size_t i = 0; i < n / 2; ++i) {
-        const double v = std::ldexp(rng() % 2 ? mant(rng) : -mant(rng), expo(rng));
-        xs.push_back(v);
-        xs.push_back(-v);
-        total += 2 * std::fabs(v);
-    }
-    for (int i = 0; i < 3; ++i) {
-        xs.push_back(std::ldexp(mant(rng), -bits) * total * (i == 1 ? -0.25 : 1.0));
-    }
-    std::shuffle(xs.begin(), xs.end(), rng);
-    return xs;
-}
-
 /// sum |x_i| (as a double: only used for the bound).
 double abs_sum(const std::vector<double>& xs)
 {
@@ -357,7 +334,7 @@ BOOST_AUTO_TEST_CASE(condition_numbers)
     for (const std::size_t n : {100UL, 10000UL}) {
         for (int bits = 0; bits <= 100; bits += 10) {
             for (int spread : {0, 30, 300}) {
-                const auto xs = ill_conditioned(n * 1000 + static_cast<std::size_t>(bits * 7 + spread), n, spread, bits);
+                const auto xs = testing::ill_conditioned(n * 1000 + static_cast<std::size_t>(bits * 7 + spread), n, spread, bits);
                 const double got = kernel::accurate_best::sum(xs.data(), xs.size()).to_double();
                 const double want = testing::exact_rounded_sum(xs);
                 const double err = abs_error(got, xs);

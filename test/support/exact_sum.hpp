@@ -6,19 +6,23 @@
 /// integer multiple of 2^-1074 below 2^1024. The accumulator holds such a multiple exactly
 /// in 32-bit digits (stored in int64 words, so additions need no carry until normalise());
 /// the sum of any number of doubles is exact, and rounding it once gives the correctly
-/// rounded sum (round to nearest, ties to even; overflow gives +-Inf).
+/// rounded sum (round to nearest, ties to even; overflow gives +-Inf). Also: the distance
+/// in ulps between doubles, and inputs of a chosen condition number.
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <random>
 #include <span>
 #include <stdexcept>
 #include <vector>
 
 namespace treefold::testing {
 
+/// An exact sum of finite doubles (see the file comment).
 class exact_sum {
 public:
     /// Bit 0 of the fixed point is worth 2^-1074; doubles reach bit 1074 + 1023 + 1 = 2098.
@@ -159,6 +163,29 @@ inline std::uint64_t ulps_apart(double a, double b)
     const std::int64_t ib = ordered(b);
     return ia > ib ? static_cast<std::uint64_t>(ia) - static_cast<std::uint64_t>(ib)
                    : static_cast<std::uint64_t>(ib) - static_cast<std::uint64_t>(ia);
+}
+
+/// Values whose exact sum is tiny against their magnitudes: ~n/2 values with exponents over
+/// [-spread, spread], their negations, and a few small terms of magnitude 2^-bits of the
+/// total, all shuffled. The condition number is about 2^bits.
+inline std::vector<double> ill_conditioned(std::uint64_t seed, std::size_t n, int spread, int bits)
+{
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<double> mant(1.0, 2.0);
+    std::uniform_int_distribution<int> expo(-spread, spread);
+    std::vector<double> xs;
+    double total = 0.0;
+    for (std::size_t i = 0; i < n / 2; ++i) {
+        const double v = std::ldexp(rng() % 2 ? mant(rng) : -mant(rng), expo(rng));
+        xs.push_back(v);
+        xs.push_back(-v);
+        total += 2 * std::fabs(v);
+    }
+    for (int i = 0; i < 3; ++i) {
+        xs.push_back(std::ldexp(mant(rng), -bits) * total * (i == 1 ? -0.25 : 1.0));
+    }
+    std::shuffle(xs.begin(), xs.end(), rng);
+    return xs;
 }
 
 } // namespace treefold::testing
