@@ -13,6 +13,7 @@
 #include "support/oracle.hpp"
 #include "treefold/accurate_reducer.hpp"
 #include "treefold/exchange/direct.hpp"
+#include "treefold/exchange/modelled_schedules.hpp"
 #include "treefold/exchange/native.hpp"
 #include "treefold/exchange/one_sided.hpp"
 #include "treefold/exchange/schedule.hpp"
@@ -247,9 +248,15 @@ BOOST_AUTO_TEST_SUITE(accurate_reducer_bits)
 // oracle's bits; reducer<double_double, accurate_plus> on stored values agrees.
 BOOST_AUTO_TEST_CASE(same_bits_everywhere)
 {
+    // every exchange the library ships (test/conformance's list)
     const std::tuple<exchange::direct, exchange::tree<topology::binomial>, exchange::tree<topology::fibonacci>,
-                     exchange::one_sided, exchange::scheduled<exchange::schedules::recursive_doubling>,
-                     exchange::native, exchange::automatic>
+                     exchange::tree<topology::binary>, exchange::tree<topology::inorder>,
+                     exchange::tree<topology::truncated_fibonacci>, exchange::tree<topology::truncated_binary>,
+                     exchange::tree<topology::m_ary<4>>, exchange::tree<topology::m_ary<8>>,
+                     exchange::tree<topology::m_ary<4>, exchange::result_broadcast::mpi>, exchange::one_sided,
+                     exchange::scheduled<exchange::schedules::recursive_doubling>,
+                     exchange::scheduled<exchange::schedules::heuristic>,
+                     exchange::scheduled<exchange::schedules::best>, exchange::native, exchange::automatic>
         exchanges;
     for (const std::uint64_t n : {1ULL, 5ULL, 1000ULL, 40001ULL}) {
         auto xs = testing::mixed_values(n + 3, n, false);
