@@ -44,8 +44,8 @@ namespace treefold {
 template <class Kernel = kernel::accurate_best, exchange_policy<double_double> Exchange = exchange::automatic>
 class accurate_reducer {
 public:
-    using kernel_type = Kernel;
-    using exchange_type = Exchange;
+    using kernel_type = Kernel;     ///< the lifted-sum kernel
+    using exchange_type = Exchange; ///< the exchange policy
 
     /// Plans the sum over `layout` (collective; see treefold::reducer).
     accurate_reducer(comm_view comm, layout::block_layout layout, checking checks = checking::from_environment)

@@ -149,6 +149,7 @@ inline double_double accurate_node_scalar(const double* first, std::uint64_t len
 /// std::uint64_t len)` is the tree node over the lifted doubles (len > 0). This one is the
 /// reference, one leaf at a time.
 struct accurate_scalar {
+    /// The kernel's name in messages and benchmark rows.
     static constexpr const char* name = "scalar";
     /// accurate_node_scalar.
     static double_double sum(const double* first, std::uint64_t len) { return accurate_node_scalar(first, len); }
@@ -171,6 +172,7 @@ struct accurate_simd {
 /// The default lifted-sum kernel: accurate_simd of the architecture kernel::best uses for
 /// built-in operators (best_arch_name(); TREEFOLD_KERNEL_ARCH caps it as there).
 struct accurate_best {
+    /// The kernel's name in messages and benchmark rows.
     static constexpr const char* name = "best";
     /// The same contract and bits as accurate_scalar::sum.
     static double_double sum(const double* first, std::uint64_t len);
@@ -182,9 +184,9 @@ namespace detail {
 /// consecutive values), written to hi[] and lo[]: the part of accurate_simd<Arch> compiled
 /// with the architecture's flags (src/kernel/accurate_<arch>.cpp).
 struct accurate_block_kernel {
-    void (*fold)(const double* p, double* hi, double* lo);
-    std::uint64_t block;
-    std::size_t width;
+    void (*fold)(const double* p, double* hi, double* lo); ///< folds one block into its lanes
+    std::uint64_t block;                                   ///< values per block
+    std::size_t width;                                     ///< lanes per register (at most 64)
 };
 
 /// accurate_block_kernel for Arch (defined in src/kernel/accurate_<arch>.cpp).
