@@ -14,9 +14,9 @@
 ///
 /// Along treefold's fixed tree of depth h = ceil(log2 N) the sum of N doubles lifted to
 /// {x, 0} has an absolute error of at most about 3 h u^2 sum|x_i| before the final rounding
-/// to double (to_double), so the rounded result is within one ulp of the correctly rounded
-/// sum whenever the condition number sum|x_i| / |sum x_i| stays below about 1 / (3 h u)
-/// (1e14 at N = 2^25); beyond that the error bound above still holds (doc/design.md,
+/// to double (to_double), so the rounded result is within about one ulp of the correctly
+/// rounded sum whenever the condition number sum|x_i| / |sum x_i| stays below about
+/// 1 / (3 h u) (1e14 at N = 2^25); beyond that the error bound above still holds (doc/design.md,
 /// "An accurate sum"). Like every treefold operator it gives the same bits for every process
 /// count, layout, exchange and kernel, because the tree is fixed.
 
