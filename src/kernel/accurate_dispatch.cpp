@@ -13,22 +13,28 @@ namespace treefold::kernel {
 
 namespace detail {
 
-double_double accurate_sum_blocks(const accurate_block_kernel& k, const double* first, std::uint64_t len)
+namespace {
+
+/// accurate_sum_blocks from stratum `level` down.
+double_double sum_from(const accurate_block_kernel& k, int level, const double* first, std::uint64_t len)
 {
-    assert(len > 0);
-    if (len < k.block) {
+    while (level >= 0 && k.block[level] > len) {
+        --level;
+    }
+    if (level < 0) {
         return accurate_node_scalar(first, len);
     }
     // Whole blocks are complete subtrees: each is the tree over its lanes' nodes, then they
     // pair up as leaves of a counter one level up (kernel::scalar's binary counter).
     const ops::accurate_plus op;
     value_stack<double_double> stack;
-    const std::uint64_t blocks = len / k.block;
+    const std::uint64_t size = k.block[level];
+    const std::uint64_t blocks = len / size;
     double hi[64];
     double lo[64];
     double_double lane[64];
     for (std::uint64_t b = 0; b < blocks; ++b) {
-        k.fold(first + b * k.block, hi, lo);
+        k.fold[level](first + b * size, hi, lo);
         for (std::size_t l = 0; l < k.width; ++l) {
             lane[l] = {hi[l], lo[l]};
         }
@@ -44,15 +50,24 @@ double_double accurate_sum_blocks(const accurate_block_kernel& k, const double* 
         }
         stack.push(acc);
     }
-    // The clipped right edge is one node of the scalar tree; the stack folds right to left
-    // onto it (kernel::scalar's pass-through fold).
-    const std::uint64_t rest = len - blocks * k.block;
-    double_double acc = rest > 0 ? accurate_node_scalar(first + blocks * k.block, rest) : stack.pop();
+    // The clipped right edge starts at a multiple of the block size, so it is one node of
+    // the scalar tree (the fold of its own nodes, all shorter than a block); the stack folds
+    // right to left onto it (kernel::scalar's pass-through fold).
+    const std::uint64_t rest = len - blocks * size;
+    double_double acc = rest > 0 ? sum_from(k, level - 1, first + blocks * size, rest) : stack.pop();
     while (!stack.empty()) {
         acc = op(stack.top(), acc);
         stack.pop();
     }
     return acc;
+}
+
+} // namespace
+
+double_double accurate_sum_blocks(const accurate_block_kernel& k, const double* first, std::uint64_t len)
+{
+    assert(len > 0);
+    return sum_from(k, k.levels - 1, first, len);
 }
 
 namespace {

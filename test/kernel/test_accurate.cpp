@@ -217,7 +217,8 @@ BOOST_AUTO_TEST_CASE(lifted_pair)
 // and so do the generic kernels on stored double-doubles.
 BOOST_AUTO_TEST_CASE(kernels_give_the_tree)
 {
-    for (const std::uint64_t n : {1ULL, 2ULL, 3ULL, 7ULL, 16ULL, 31ULL, 64ULL, 100ULL, 513ULL, 4097ULL, 70001ULL}) {
+    for (const std::uint64_t n : {1ULL, 2ULL, 3ULL, 7ULL, 16ULL, 31ULL, 64ULL, 65ULL, 100ULL, 127ULL, 255ULL, 513ULL, 1023ULL,
+                                  4095ULL, 4097ULL, 70001ULL}) {
         auto xs = testing::mixed_values(n, n, false);
         if (n > 50) {
             xs[n / 2] = std::numeric_limits<double>::infinity();

@@ -155,11 +155,11 @@ struct accurate_scalar {
     static double_double sum(const double* first, std::uint64_t len) { return accurate_node_scalar(first, len); }
 };
 
-/// The SIMD lifted-sum kernel on xsimd architecture Arch: whole blocks of block_size(Arch)
-/// values (256 or 512) fold in registers with the butterfly of kernel::simd
+/// The SIMD lifted-sum kernel on xsimd architecture Arch: whole blocks of W^(s+1) values
+/// (W lanes; up to 512 or more values) fold in registers with the butterfly of kernel::simd
 /// (kernel/simd_impl.hpp) on the high and the low parts alike, so each register lane
 /// computes the same tree nodes as the scalar kernel; the blocks' values and the clipped
-/// right edge join as in the scalar kernel. Precompiled for sse2, avx2 and avx512f in
+/// right edge (through smaller blocks, then scalar) join as in the scalar kernel. Precompiled for sse2, avx2 and avx512f in
 /// libtreefold.a (src/kernel/accurate_<arch>.cpp); call it only where simd_supported<Arch>().
 template <class Arch>
 struct accurate_simd {
@@ -180,20 +180,25 @@ struct accurate_best {
 
 namespace detail {
 
-/// Folds one block of `block` values at p into `width` lane nodes (each over block / width
-/// consecutive values), written to hi[] and lo[]: the part of accurate_simd<Arch> compiled
-/// with the architecture's flags (src/kernel/accurate_<arch>.cpp).
+/// The register part of accurate_simd<Arch> (src/kernel/accurate_<arch>.cpp, compiled with
+/// the architecture's flags): for each stratum s = 1 .. levels, fold[s - 1] folds one block
+/// of block[s - 1] = width^(s+1) values at p into `width` lane nodes (each over
+/// block / width consecutive values), written to hi[] and lo[].
 struct accurate_block_kernel {
-    void (*fold)(const double* p, double* hi, double* lo); ///< folds one block into its lanes
-    std::uint64_t block;                                   ///< values per block
-    std::size_t width;                                     ///< lanes per register (at most 64)
+    static constexpr int max_levels = 16;
+    void (*fold[max_levels])(const double* p, double* hi, double* lo); ///< per stratum
+    std::uint64_t block[max_levels];                                   ///< values per block
+    int levels;                                                        ///< strata available
+    std::size_t width;                                                 ///< lanes (at most 64)
 };
 
 /// accurate_block_kernel for Arch (defined in src/kernel/accurate_<arch>.cpp).
 template <class Arch>
 accurate_block_kernel accurate_blocks() noexcept;
 
-/// The tree node over first[0, len) from whole blocks through `k`, then the rest scalar.
+/// The tree node over first[0, len) from whole blocks of the largest stratum of `k` that
+/// fits, the rest likewise through the smaller ones, and what is shorter than every block
+/// scalar.
 double_double accurate_sum_blocks(const accurate_block_kernel& k, const double* first, std::uint64_t len);
 
 } // namespace detail

@@ -28,7 +28,8 @@ public:
     static constexpr std::size_t width = batch::size;
     static_assert(std::has_single_bit(width) && width >= 2);
 
-    /// Strata folded per block: the fewest giving at least 256 values (32 or more loads).
+    /// The largest stratum folded in one call: the fewest giving at least 256 values (32 or
+    /// more loads), as kernel::simd's main loop.
     static constexpr unsigned strata = [] {
         unsigned s = 1;
         std::uint64_t n = std::uint64_t{width} * width;
@@ -38,20 +39,14 @@ public:
         }
         return s;
     }();
-    static constexpr std::uint64_t block = [] {
-        std::uint64_t n = 1;
-        for (unsigned s = 0; s <= strata; ++s) {
-            n *= width;
-        }
-        return n;
-    }();
 
     accurate_folder() { init_masks(std::make_index_sequence<width_log2>{}); }
 
-    /// The width lane nodes of the block at p.
+    /// The width lane nodes of the stratum-S block (W^(S+1) values) at p.
+    template <unsigned S>
     void fold(const double* p, double* hi, double* lo)
     {
-        const pair r = fold_group<strata>(p);
+        const pair r = fold_group<S>(p);
         r.hi.store_unaligned(hi);
         r.lo.store_unaligned(lo);
     }
@@ -123,18 +118,31 @@ private:
     xsimd::batch_bool<double, Arch> low_[width_log2];
 };
 
-/// accurate_block_kernel::fold for Arch.
-template <class Arch>
+/// accurate_block_kernel::fold[S - 1] for Arch.
+template <class Arch, unsigned S>
 void accurate_fold_block(const double* p, double* hi, double* lo)
 {
     accurate_folder<Arch> f;
-    f.fold(p, hi, lo);
+    f.template fold<S>(p, hi, lo);
+}
+
+template <class Arch, unsigned... Level>
+accurate_block_kernel accurate_blocks_of(std::integer_sequence<unsigned, Level...>)
+{
+    using folder = accurate_folder<Arch>;
+    static_assert(folder::strata <= accurate_block_kernel::max_levels);
+    accurate_block_kernel k{};
+    ((k.fold[Level] = &accurate_fold_block<Arch, Level + 1>), ...);
+    ((k.block[Level] = std::uint64_t{1} << ((Level + 2) * std::countr_zero(folder::width))), ...);
+    k.levels = static_cast<int>(folder::strata);
+    k.width = folder::width;
+    return k;
 }
 
 template <class Arch>
 accurate_block_kernel accurate_blocks() noexcept
 {
-    return {&accurate_fold_block<Arch>, accurate_folder<Arch>::block, accurate_folder<Arch>::width};
+    return accurate_blocks_of<Arch>(std::make_integer_sequence<unsigned, accurate_folder<Arch>::strata>{});
 }
 
 } // namespace treefold::kernel::detail
