@@ -2,6 +2,7 @@
 /// Umbrella header: everything a user of treefold needs.
 
 #include "treefold/config.hpp"
+#include "treefold/accurate_reducer.hpp"
 #include "treefold/collective/all_gatherv.hpp"
 #include "treefold/collective/allreduce.hpp"
 #include "treefold/collective/async_allgather.hpp"
@@ -19,6 +20,7 @@
 #include "treefold/frontier.hpp"
 #include "treefold/io/synthetic.hpp"
 #include "treefold/io/values_file.hpp"
+#include "treefold/kernel/accurate.hpp"
 #include "treefold/kernel/dispatch.hpp"
 #include "treefold/kernel/scalar.hpp"
 #include "treefold/kernel/threads.hpp"

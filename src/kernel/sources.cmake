@@ -10,3 +10,6 @@ set_source_files_properties(${_treefold_kernel_dir}/simd_avx2.cpp PROPERTIES COM
 set_source_files_properties(${_treefold_kernel_dir}/simd_avx512f.cpp PROPERTIES COMPILE_OPTIONS "-mavx512f;-mavx512dq;-O2")
 # xsimd 8.1's avx512f int64 multiply uses an AVX512DQ instruction, so that TU also gets
 # -mavx512dq and dispatch.cpp requires both features before choosing it.
+# The accurate sum's block folds (kernel/accurate_impl.hpp): the same flags per architecture.
+set_source_files_properties(${_treefold_kernel_dir}/accurate_avx2.cpp PROPERTIES COMPILE_OPTIONS "-mavx2;-O2")
+set_source_files_properties(${_treefold_kernel_dir}/accurate_avx512f.cpp PROPERTIES COMPILE_OPTIONS "-mavx512f;-mavx512dq;-O2")
