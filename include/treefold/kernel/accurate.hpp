@@ -160,7 +160,7 @@ struct accurate_scalar {
 /// (kernel/simd_impl.hpp) on the high and the low parts alike, so each register lane
 /// computes the same tree nodes as the scalar kernel; the blocks' values and the clipped
 /// right edge (through smaller blocks, then scalar) join as in the scalar kernel. Precompiled for sse2, avx2 and avx512f in
-/// libtreefold.a (src/kernel/accurate_<arch>.cpp); call it only where simd_supported<Arch>().
+/// libtreefold.a (src/kernel/accurate_ARCH.cpp); call it only where simd_supported<Arch>().
 template <class Arch>
 struct accurate_simd {
     /// The architecture's xsimd name.
@@ -180,7 +180,7 @@ struct accurate_best {
 
 namespace detail {
 
-/// The register part of accurate_simd<Arch> (src/kernel/accurate_<arch>.cpp, compiled with
+/// The register part of accurate_simd<Arch> (src/kernel/accurate_ARCH.cpp, compiled with
 /// the architecture's flags): for each stratum s = 1 .. levels, fold[s - 1] folds one block
 /// of block[s - 1] = width^(s+1) values at p into `width` lane nodes (each over
 /// block / width consecutive values), written to hi[] and lo[].
@@ -192,7 +192,7 @@ struct accurate_block_kernel {
     std::size_t width;                                                 ///< lanes (at most 64)
 };
 
-/// accurate_block_kernel for Arch (defined in src/kernel/accurate_<arch>.cpp).
+/// accurate_block_kernel for Arch (defined in src/kernel/accurate_ARCH.cpp).
 template <class Arch>
 accurate_block_kernel accurate_blocks() noexcept;
 

@@ -1,6 +1,6 @@
 #pragma once
 /// The register part of kernel::accurate_simd<Arch>: include it only in translation units
-/// compiled with the architecture's flags (src/kernel/accurate_<arch>.cpp). Everything here
+/// compiled with the architecture's flags (src/kernel/accurate_ARCH.cpp). Everything here
 /// is templated on Arch, so nothing compiled with those flags is shared with other objects.
 ///
 /// A block of W^(S+1) values (W lanes per register; S = 1 .. strata) folds exactly as kernel::simd's

@@ -5,6 +5,8 @@
 /// per-peer scheme (Cray MPI's smsg, Open MPI's per-peer eager buffers) costs a fixed amount
 /// per communicating peer; a per-node scheme (msgq) costs a fixed amount per peer node.
 
+#include "treefold/config.hpp"
+
 #include <cmath>
 #include <cstddef>
 #include <stdexcept>

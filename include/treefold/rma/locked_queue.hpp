@@ -12,6 +12,7 @@
 /// slot, advances the word and unlocks. The consumer locks its own window, flips the half,
 /// copies the filled slots out and unlocks, then unpacks the copy without holding the lock.
 
+#include "treefold/config.hpp"
 #include "treefold/rma/queue_base.hpp"
 
 #include <cstddef>

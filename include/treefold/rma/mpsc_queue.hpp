@@ -17,6 +17,7 @@
 ///   slots [0, S[h]) (successful reservations are a prefix), resets S[h] and F[h], and returns
 ///   the messages ordered by (key, source), not by arrival.
 
+#include "treefold/config.hpp"
 #include "treefold/rma/queue_base.hpp"
 
 #include <cstddef>

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Two builds of `treefold sum` (say clang++ -O0 with sanitizers and g++ -O3) give the same tree
+# sum bits on every data set, at p = 1 and 3, with the built-in workload too; where the data
+# folder has reference bits, they equal those.
+# Usage: check_build_bits.sh <treefold binary A> <treefold binary B> <mpiexec> <psllh data dir>
+set -u
+a="$1"; b="$2"; mpiexec="$3"; data="$4"
+mpirun=("$mpiexec" --oversubscribe --mca mpi_yield_when_idle 1)
+failures=0; passes=0
+pass() { passes=$((passes + 1)); }
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+bits() { # bits <tool> <p> <args...>: the tree sum bits rank 0 prints
+  local tool="$1" p="$2"; shift 2
+  "${mpirun[@]}" -n "$p" "$tool" sum "$@" 2>&1 | sed -n 's/^tree sum bits *: *//p'
+}
+inputs=("")
+[[ -d "$data" ]] && for f in "$data"/*.binpsllh; do inputs+=("$f"); done
+[[ ${#inputs[@]} -gt 1 ]] || echo "NOTE: no data sets at $data; the built-in workload only"
+for input in "${inputs[@]}"; do
+  for p in 1 3; do
+    x="$(bits "$a" "$p" $input --repeat 1)"
+    y="$(bits "$b" "$p" $input --repeat 1)"
+    name="${input:-built-in workload}"
+    [[ "$x" =~ ^[0-9A-F]{16}$ && "$x" == "$y" ]] && pass || fail "$name at p=$p: '$x' ($a) vs '$y' ($b)"
+    want="$(grep "^$(basename "${input:-none}")," "$data/reference_tree_sum.csv" 2>/dev/null | cut -d, -f2)"
+    [[ -z "$want" || "$x" == "$want" ]] && pass || fail "$name at p=$p: '$x', reference '$want'"
+  done
+done
+echo "check_build_bits: $passes passed, $failures failed"
+[[ $failures -eq 0 ]]
