@@ -386,7 +386,10 @@ void pipelined_ring_allreduce(comm_view comm, std::span<T> data, Op op, std::siz
         // added and sent on at once (it is the next step's send, or, after the last step, the
         // allgather's first).
         for (int s = 0; s < p - 1; ++s) {
-            const auto [rb, re] = chunk(me - s - 1);
+            // Not a structured binding: clang 14 cannot capture one in the lambdas below.
+            const auto received = chunk(me - s - 1);
+            const std::size_t rb = received.first;
+            const std::size_t re = received.second;
             const std::size_t first_recv = t.started();
             detail::for_segments(rb, re, segment,
                                  [&](std::size_t b, std::size_t e) { t.recv(left, incoming.data() + (b - rb), e - b); });

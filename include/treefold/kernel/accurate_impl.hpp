@@ -66,7 +66,7 @@ private:
     void init_masks(std::index_sequence<Level...>)
     {
         (
-            [this] {
+            [&] { // a default capture: clang flags an explicit `this` that if constexpr leaves unused
                 constexpr std::size_t h = std::size_t{1} << Level;
                 if constexpr (butterfly<double, Arch, h>::uses_mask) {
                     low_[Level] = xsimd::make_batch_bool_constant<batch, low_lane<h>>();
