@@ -2,7 +2,7 @@
 #include "treefold/io/values_file.hpp"
 
 #include <boost/mpi/collectives/broadcast.hpp>
-#include <boost/mpi/collectives/scatterv.hpp>
+#include <mpi.h>
 
 #include <climits>
 #include <stdexcept>
@@ -62,10 +62,12 @@ std::vector<double> scatter_blocks(comm_view comm, const std::vector<double>& al
     }
     std::vector<double> mine(layout.block_of(comm.rank()).count);
     const int my_size = static_cast<int>(mine.size());
-    if (comm.rank() == root) {
-        boost::mpi::scatterv(comm, all.data(), sizes, displs, mine.data(), my_size, root);
-    } else {
-        boost::mpi::scatterv(comm, mine.data(), my_size, root);
+    // Raw MPI: Boost.MPI 1.74's non-root scatterv dereferences its null input pointer to find
+    // the datatype (undefined behaviour, UBSan aborts the sanitizer build's CLI).
+    const double* from = comm.rank() == root ? all.data() : nullptr;
+    if (MPI_Scatterv(from, sizes.data(), displs.data(), MPI_DOUBLE, mine.data(), my_size, MPI_DOUBLE, root,
+                     static_cast<MPI_Comm>(comm.get())) != MPI_SUCCESS) {
+        throw std::runtime_error("treefold: scatter_blocks: MPI_Scatterv failed");
     }
     return mine;
 }
