@@ -163,6 +163,14 @@ inline std::size_t chunk_start(std::size_t n, int p, int i)
     return ui * (n / static_cast<std::size_t>(p)) + std::min(ui, n % static_cast<std::size_t>(p));
 }
 
+/// [begin, end) of ring chunk i taken modulo p (negative i included): the chunk a ring step
+/// at offset i from this rank sends or receives.
+inline std::pair<std::size_t, std::size_t> ring_chunk(std::size_t n, int p, int i)
+{
+    i = ((i % p) + p) % p;
+    return {chunk_start(n, p, i), chunk_start(n, p, i + 1)};
+}
+
 /// The frame of the bandwidth allreduces: trivially copyable values only, and nothing to do
 /// on one rank; otherwise `body(counters, p, me, n)`.
 template <class T, class Body>
@@ -234,10 +242,7 @@ void ring_allreduce(comm_view comm, std::span<T> data, Op op,
         const int right = (me + 1) % p;
         const int left = (me + p - 1) % p;
         std::vector<T> incoming(n / static_cast<std::size_t>(p) + 1);
-        auto chunk = [&](int i) {
-            i = ((i % p) + p) % p;
-            return std::pair{detail::chunk_start(n, p, i), detail::chunk_start(n, p, i + 1)};
-        };
+        auto chunk = [&](int i) { return detail::ring_chunk(n, p, i); };
         // Reduce-scatter: after step s, chunk (me - s - 1) holds s + 2 ranks' values here.
         for (int s = 0; s < p - 1; ++s) {
             const auto [sb, se] = chunk(me - s);
@@ -368,10 +373,7 @@ void pipelined_ring_allreduce(comm_view comm, std::span<T> data, Op op, std::siz
         const int right = (me + 1) % p;
         const int left = (me + p - 1) % p;
         std::vector<T> incoming(n / static_cast<std::size_t>(p) + 1);
-        auto chunk = [&](int i) {
-            i = ((i % p) + p) % p;
-            return std::pair{detail::chunk_start(n, p, i), detail::chunk_start(n, p, i + 1)};
-        };
+        auto chunk = [&](int i) { return detail::ring_chunk(n, p, i); };
         net::transfers t(comm);
         // sent[s]: the transfers that read chunk (me - s), which the allgather later overwrites.
         std::vector<std::pair<std::size_t, std::size_t>> sent;
