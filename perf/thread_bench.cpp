@@ -14,15 +14,20 @@
 #include "treefold/kernel/dispatch.hpp"
 #include "treefold/kernel/threads.hpp"
 
+#include <boost/program_options.hpp>
+
 #include <chrono>
 #include <cinttypes>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
+#include <iostream>
 #include <map>
 #include <memory>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -35,11 +40,25 @@ namespace {
 
 using namespace treefold;
 
-std::vector<std::uint64_t> numbers(const std::string& list)
+/// The positive integers of a comma-separated list; throws naming `option` on anything else.
+std::vector<std::uint64_t> numbers(const std::string& list, const char* option)
 {
     std::vector<std::uint64_t> out;
     for (const auto& item : perf::split_list(list)) {
-        out.push_back(std::strtoull(item.c_str(), nullptr, 10));
+        std::size_t used = 0;
+        unsigned long long v = 0;
+        try {
+            v = std::stoull(item, &used);
+        } catch (const std::exception&) {
+            used = 0;
+        }
+        if (used != item.size() || v == 0 || item.front() == '-') {
+            throw std::invalid_argument(std::string(option) + ": '" + item + "' is not a positive integer");
+        }
+        out.push_back(v);
+    }
+    if (out.empty()) {
+        throw std::invalid_argument(std::string(option) + ": empty list");
     }
     return out;
 }
@@ -72,21 +91,32 @@ std::uint64_t bits(double v)
 
 int main(int argc, char** argv)
 {
-    std::vector<std::uint64_t> threads = {1, 2};
-    std::vector<std::uint64_t> sizes = {std::uint64_t{1} << 21, 20000000};
-    int rounds = 41;
-    for (int i = 1; i + 1 < argc; i += 2) {
-        const std::string key = argv[i];
-        if (key == "--threads") {
-            threads = numbers(argv[i + 1]);
-        } else if (key == "--n") {
-            sizes = numbers(argv[i + 1]);
-        } else if (key == "--rounds") {
-            rounds = std::atoi(argv[i + 1]);
-        } else {
-            std::fprintf(stderr, "thread_bench: unknown option %s\n", key.c_str());
-            return 2;
+    namespace po = boost::program_options;
+    po::options_description desc("thread_bench options");
+    desc.add_options()("help", "print the options")(
+        "threads", po::value<std::string>()->default_value("1,2"), "thread counts, comma-separated")(
+        "n", po::value<std::string>()->default_value("2097152,20000000"), "values per reduce, comma-separated")(
+        "rounds", po::value<int>()->default_value(41), "interleaved rounds (the median is taken)");
+    std::vector<std::uint64_t> threads;
+    std::vector<std::uint64_t> sizes;
+    int rounds = 0;
+    try {
+        po::variables_map vm;
+        po::store(po::parse_command_line(argc, argv, desc), vm);
+        po::notify(vm);
+        if (vm.count("help") != 0) {
+            std::cout << desc;
+            return 0;
         }
+        threads = numbers(vm["threads"].as<std::string>(), "--threads");
+        sizes = numbers(vm["n"].as<std::string>(), "--n");
+        rounds = vm["rounds"].as<int>();
+        if (rounds < 1) {
+            throw std::invalid_argument("--rounds must be at least 1");
+        }
+    } catch (const std::exception& e) { // Program_options' errors and the checks above
+        std::fprintf(stderr, "thread_bench: %s\n", e.what());
+        return 2;
     }
     std::uint64_t largest = 0;
     for (const auto n : sizes) {

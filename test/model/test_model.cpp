@@ -3,6 +3,8 @@
 // brute force, and the simulator against the closed form.
 #include <boost/test/unit_test.hpp>
 
+#include "support/throws.hpp"
+
 #include "treefold/topology/schedule.hpp"
 #include "treefold/model/pipelining.hpp"
 #include "treefold/model/simulator.hpp"
@@ -26,21 +28,7 @@ namespace model = treefold::model;
 
 namespace {
 
-/// True iff `f` throws std::invalid_argument whose message contains `needle`.
-template <class F>
-bool throws_with(F&& f, const std::string& needle)
-{
-    try {
-        f();
-    } catch (const std::invalid_argument& e) {
-        const bool ok = std::string(e.what()).find(needle) != std::string::npos;
-        if (!ok) {
-            BOOST_TEST_MESSAGE("message was: " << e.what());
-        }
-        return ok;
-    }
-    return false;
-}
+using treefold::testing::throws_with;
 
 /// Runs `s` on position ranges: every position starts with [q, q+1). Checks that every
 /// message is expected by its receiver in the same round with the range its sender holds,

@@ -4,6 +4,8 @@
 // calibration file round-trips (one process, no communication).
 #include <boost/test/unit_test.hpp>
 
+#include "support/throws.hpp"
+
 #include "treefold/model/size_model.hpp"
 #include "treefold/topology/schedule.hpp"
 
@@ -64,17 +66,7 @@ model::size_params known()
     return m;
 }
 
-template <class F>
-bool throws_with(F&& f, const std::string& needle)
-{
-    try {
-        f();
-    } catch (const std::invalid_argument& e) {
-        BOOST_TEST_MESSAGE("message: " << e.what());
-        return std::string(e.what()).find(needle) != std::string::npos;
-    }
-    return false;
-}
+using treefold::testing::throws_with;
 
 } // namespace
 

@@ -4,6 +4,8 @@
 // model's own costs, the rendezvous rule, and a well-formed SVG timeline.
 #include <boost/test/unit_test.hpp>
 
+#include "support/throws.hpp"
+
 #include "treefold/layout/block_layout.hpp"
 #include "treefold/layout/plan_messages.hpp"
 #include "treefold/model/pipelining.hpp"
@@ -24,17 +26,7 @@ using treefold::tree::index_t;
 
 namespace {
 
-/// True iff `f` throws std::invalid_argument whose message contains `needle`.
-template <class F>
-bool throws_with(F&& f, const std::string& needle)
-{
-    try {
-        f();
-    } catch (const std::invalid_argument& e) {
-        return std::string(e.what()).find(needle) != std::string::npos;
-    }
-    return false;
-}
+using treefold::testing::throws_with;
 
 /// The critical path's length from the network's own costs: every task's run time (send and
 /// receive overheads, compute durations) plus, on every edge, the message's latency or the
