@@ -249,7 +249,9 @@ public:
         copy_out(all_reduce_row(local), result);
     }
 
-    /// The k column results on `root` only (nullopt elsewhere). Collective.
+    /// The k column results on `root` only (nullopt elsewhere). Collective. Failures are
+    /// thrown as in treefold::reducer::reduce: on the root, on the rank where they happened
+    /// and on every rank whose part of the exchange saw them.
     std::optional<std::vector<T>> reduce(std::span<const T> local, int root)
     {
         const detail::row_arena_scope<T> scope(arena_);
