@@ -5,7 +5,7 @@
 #
 #   perf/compare_builds.sh BASE_BUILD_DIR NEW_BUILD_DIR [ROUNDS] [SUITE]   (default 7 rounds)
 #
-# SUITE `rows` runs only row_reducer (reduction_bench's rows mode, widths 3 and 17, N = 10^4 and
+# SUITE `rows` runs only row_reducer (reduction_bench's rows mode, widths 3 and 17, N = 100, 10^4 and
 # 10^6 rows) beside the reducer on N doubles in the same run, as an in-run reference.
 #
 # Each build dir must hold perf/reduction_bench and perf/osu_reduce (configure with
@@ -19,9 +19,10 @@ data="$ROOT/../shared/data/psllh"
 mpi=(mpirun --oversubscribe) # p = 2 fits the cores: no yielding
 run_rows() { # run_rows <label> <build> <round>
   local label="$1" b="$2/perf" r="$3" header=()
-  for n in 10000 1000000; do
+  for n in 100 10000 1000000; do
     for k in 3 17; do
       local reps=200 discard=10
+      (( n < 10000 )) && reps=1000 discard=50
       (( n > 10000 )) && reps=40 discard=4
       "${mpi[@]}" -n 2 "$b/reduction_bench" --n "$n" --kind mixed --modes rows,treefold --exchanges direct,binomial \
         --width "$k" --reps "$reps" --discard "$discard" "${header[@]}" >>"$out/rb_${label}_$r.csv"

@@ -53,7 +53,8 @@ std::vector<std::uint64_t> counts_with_empty(std::uint64_t n, int p, int empty)
 /// row_reducer's buffer forms on a layout where rank 1 holds nothing: column c of
 /// all_reduce(local, out) everywhere and of reduce(local, root, out) on each root has the bits
 /// of a reducer on column c alone; the other ranks' (empty) reduce buffers are fine, and a
-/// wrong-size buffer on the root alone throws there after the collective part.
+/// wrong-size buffer on the root alone throws there after the collective part; a wrong local
+/// size on one rank throws everywhere.
 template <class E>
 void rows_into_buffers_match_columns()
 {
@@ -99,6 +100,24 @@ void rows_into_buffers_match_columns()
     }
     BOOST_CHECK(wrong.empty() || wrong[0] == -1.0);
     BOOST_CHECK(bits(rows.all_reduce(local)) == want); // nobody was left waiting
+    // A wrong local size on the last rank (one value short, or one extra where its block is
+    // empty) throws std::invalid_argument naming that rank everywhere.
+    std::vector<double> odd(local.begin(), local.end());
+    if (w.rank() == root) {
+        if (odd.empty()) {
+            odd.push_back(1.0);
+        } else {
+            odd.pop_back();
+        }
+    }
+    bool named = false;
+    try {
+        rows.all_reduce(odd, all);
+    } catch (const std::invalid_argument& e) {
+        named = std::string(e.what()).find("rank " + std::to_string(root)) != std::string::npos;
+    }
+    BOOST_CHECK_MESSAGE(named, E::name << ": a wrong local size on rank " << root << " not reported on " << w.rank());
+    BOOST_CHECK(bits(rows.all_reduce(local)) == want);
 }
 
 /// An operator that throws on one rank only: that rank gets its exception, every other rank
