@@ -107,6 +107,7 @@ public:
         return row<T>(chunks_[chunk_].get() + used_++ * k_, k_);
     }
 
+    /// Values per row.
     std::size_t width() const noexcept { return k_; }
 
 private:
@@ -154,8 +155,10 @@ namespace net {
 template <class T>
 struct codec<row<T>> {
     static_assert(std::is_trivially_copyable_v<T>, "treefold: row values travel as raw bytes");
+    /// Never raw: the handle's pointer must not travel.
     static constexpr bool raw = false;
 
+    /// Appends the encoding of rows[0, n) to `out`.
     static void append(const boost::mpi::communicator& /*comm*/, const row<T>* rows, std::size_t n,
                        std::vector<char>& out)
     {
@@ -177,6 +180,9 @@ struct codec<row<T>> {
         }
     }
 
+    /// Decodes bytes [data, data + size) into fresh rows of the current arena at out[0, max);
+    /// returns the count. A count above `max` or a size that does not fit the arena's width
+    /// is an internal error.
     static std::size_t read(const boost::mpi::communicator& /*comm*/, const char* data, std::size_t size,
                             row<T>* out, std::size_t max)
     {

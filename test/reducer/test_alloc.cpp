@@ -1,7 +1,8 @@
 // A planned reducer allocates nothing per call after the first (trivially copyable T), through
 // every exchange tested here (the tree with MPI_Bcast and the scheduled ones included), the
-// nonblocking calls and the threaded ones (set_threads). This executable replaces global
-// operator new to count allocations.
+// nonblocking calls and the threaded ones (set_threads); nor does a row_reducer's buffer forms
+// (run-time-width rows, direct and tree). This executable replaces global operator new to
+// count allocations.
 #include <boost/test/unit_test.hpp>
 
 #include "support/cases.hpp"

@@ -1,9 +1,10 @@
 #pragma once
 /// The one transport of values between ranks, and the one framing of a failure.
 ///
-/// - Values of a trivially copyable T travel as raw bytes; any other T through
-///   Boost.Serialization (a packed archive holding a count and the values). `codec<T>` is the
-///   only place that turns values into bytes and back.
+/// - Values of a trivially copyable T travel as raw bytes; a T with its own codec
+///   (has_own_codec, e.g. treefold::row) through it; any other T through Boost.Serialization
+///   (a packed archive holding a count and the values). `codec<T>` is the only place that
+///   turns values into bytes and back.
 /// - A failure travels as an empty message tagged tag::failure followed by the failure record
 ///   tagged tag::failure_record. The empty message fits any receive a peer has posted (typed
 ///   or raw, pre-posted or probed), so every receiver learns of the failure from the tag and
