@@ -3,7 +3,8 @@
 // array, for any distribution policy.
 //
 //   mpirun -n P reduction_bench [FILE | --n N --kind loglik|mixed|cancel]
-//          [--distribution D[,D...]] [--modes treefold,one_call,c_one_call,c_context,baseline,fast,allreduce1]
+//          [--distribution D[,D...]] [--modes treefold,one_call,c_one_call,c_context,baseline,fast,allreduce1,rows]
+//          [--width K]
 //          [--exchanges direct,binomial,fibonacci,binary,one_sided,schedule_best,native,automatic
 //                       (or schedule_rd, schedule_heuristic)]
 //          [--reps 100] [--discard 8] [--no-header]
@@ -12,7 +13,9 @@
 // printed as automatic:CHOICE), `baseline`
 // (std::accumulate + MPI_Allreduce), `fast` (the -ffast-math vectorised sum of
 // kernel_fastmath_ceiling.cpp + MPI_Allreduce), `allreduce1` (MPI_Allreduce of one double and
-// nothing else: the latency floor any method pays).
+// nothing else: the latency floor any method pays), `rows` (synthetic input only: N rows of
+// `--width` K values through row_reducer::all_reduce(local, result), the form that allocates
+// nothing per call; printed as mode rows_kK, for the exchanges direct and binomial).
 //
 // Several distributions (a comma list) are timed in one run: every method once per
 // distribution, all interleaved call by call.
@@ -32,6 +35,7 @@
 #include "treefold/io/values_file.hpp"
 #include "treefold/layout/distribution.hpp"
 #include "treefold/reducer.hpp"
+#include "treefold/row_reducer.hpp"
 #include "treefold/treefold.h"
 
 #include <boost/mpi.hpp>
@@ -83,6 +87,21 @@ method treefold_method(const std::string& exchange_name, const mpi::communicator
             [r] { return r->last_counters(); }};
 }
 
+/// N rows of k values through row_reducer over exchange E, into a result buffer kept by the
+/// method (the reducer and the buffer live as long as the method).
+template <class E>
+method rows_method(const std::string& exchange_name, const mpi::communicator& world, const layout::block_layout& l,
+                   std::size_t k, const std::vector<double>& local)
+{
+    auto r = std::make_shared<row_reducer<double, ops::plus, E>>(world, l, k);
+    auto out = std::make_shared<std::vector<double>>(k);
+    return {"", "rows_k" + std::to_string(k), exchange_name, [r, out, &local] {
+                r->all_reduce(local, *out);
+                return out->front();
+            },
+            [r] { return r->last_counters(); }};
+}
+
 } // namespace
 
 int main(int argc, char** argv)
@@ -97,6 +116,7 @@ int main(int argc, char** argv)
     std::string dataset;
     int reps = 100;
     int discard = 8;
+    std::size_t width = 3;
     po::options_description desc("reduction_bench");
     desc.add_options()("help", "this text")("file", po::value<std::string>(), "a .binpsllh or text value file")(
         "n", po::value(&n)->default_value(n), "synthetic: number of values")(
@@ -108,6 +128,7 @@ int main(int argc, char** argv)
         ("comma list of treefold exchanges: " + exchange::exchange_name_list()).c_str())(
         "dataset", po::value(&dataset), "name in the CSV (default: file name or synthetic-KIND)")(
         "reps", po::value(&reps)->default_value(reps), "timed calls per method")(
+        "width", po::value(&width)->default_value(width), "rows mode: values per row")(
         "discard", po::value(&discard)->default_value(discard), "calls dropped at each end")(
         "no-header", "omit the CSV header line");
     const auto parsed = perf::parse_options_with_file(argc, argv, "reduction_bench", desc, world);
@@ -132,12 +153,15 @@ int main(int argc, char** argv)
         }
         for (const auto& m : perf::split_list(modes_arg)) {
             if (m != "treefold" && m != "one_call" && m != "c_one_call" && m != "c_context" && m != "baseline" &&
-                m != "fast" && m != "allreduce1") {
+                m != "fast" && m != "allreduce1" && m != "rows") {
                 throw std::invalid_argument("unknown mode '" + m + "'");
             }
         }
         for (const auto& e : perf::split_list(exchanges_arg)) {
             exchange::visit_by_name(e, [](auto) {}); // throws naming the known exchanges
+        }
+        if (selected(perf::split_list(modes_arg), "rows") && (!synthetic || width == 0)) {
+            throw std::invalid_argument("the rows mode needs synthetic input (--n, --kind) and --width > 0");
         }
     } catch (const std::exception& e) {
         if (world.rank() == 0) {
@@ -181,6 +205,8 @@ int main(int argc, char** argv)
     // hold references into it.
     std::vector<std::vector<double>> locals;
     locals.reserve(dists.size());
+    std::vector<std::vector<double>> row_locals; // rows mode: the block's rows, row-major
+    row_locals.reserve(dists.size());
     std::vector<method> methods;
     const auto c_result = [](int rc, double value) {
         if (rc != MPI_SUCCESS) {
@@ -203,6 +229,17 @@ int main(int argc, char** argv)
                 methods.push_back(exchange::visit_by_name(e, [&](auto type) {
                     return treefold_method<typename decltype(type)::type>(e, world, l, local);
                 }));
+            }
+        }
+        if (selected(modes, "rows")) { // row_reducer takes the direct and the tree exchanges
+            const auto b = l.block_of(world.rank());
+            row_locals.push_back(io::synthetic_values(*synthetic, b.start * width, b.count * width));
+            for (const auto& e : exchanges) {
+                if (e == "direct") {
+                    methods.push_back(rows_method<exchange::direct>(e, world, l, width, row_locals.back()));
+                } else if (e == "binomial") {
+                    methods.push_back(rows_method<exchange::tree<>>(e, world, l, width, row_locals.back()));
+                }
             }
         }
         if (selected(modes, "one_call")) { // treefold::all_reduce: the plan cached on the communicator

@@ -78,10 +78,18 @@ concept boost_serializable =
     detail::serialization_probe::member_serialize<T, boost::mpi::packed_oarchive> ||
     detail::serialization_probe::free_serialize<T, boost::mpi::packed_oarchive>;
 
-/// An element type that can travel between ranks: trivially copyable types go as raw bytes,
-/// any other type through Boost.Serialization (boost_serializable).
+/// The transport's customization point: a type that travels in an encoding of its own,
+/// neither as raw bytes nor through Boost.Serialization, specializes this as std::true_type
+/// beside its specialization of net::codec (treefold::row does: its values live in a
+/// row_reducer's arena, see row_reducer.hpp).
 template <class T>
-concept transportable = std::is_trivially_copyable_v<T> || boost_serializable<T>;
+struct has_own_codec : std::false_type {};
+
+/// An element type that can travel between ranks: trivially copyable types go as raw bytes,
+/// types with their own codec (has_own_codec) through it, any other type through
+/// Boost.Serialization (boost_serializable).
+template <class T>
+concept transportable = std::is_trivially_copyable_v<T> || has_own_codec<T>::value || boost_serializable<T>;
 
 /// A local kernel for elements T and operator Op: `static T K::reduce_node(const T* first,
 /// std::uint64_t len, Op& op)` returns the node covering [first, first + len) (see

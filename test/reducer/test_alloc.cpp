@@ -1,7 +1,8 @@
 // A planned reducer allocates nothing per call after the first (trivially copyable T), through
 // every exchange tested here (the tree with MPI_Bcast and the scheduled ones included), the
-// nonblocking calls and the threaded ones (set_threads). This executable replaces global
-// operator new to count allocations.
+// nonblocking calls and the threaded ones (set_threads); nor does a row_reducer's buffer forms
+// (run-time-width rows, direct and tree). This executable replaces global operator new to
+// count allocations.
 #include <boost/test/unit_test.hpp>
 
 #include "support/cases.hpp"
@@ -11,10 +12,12 @@
 #include "treefold/exchange/tree.hpp"
 #include "treefold/layout/distribution.hpp"
 #include "treefold/reducer.hpp"
+#include "treefold/row_reducer.hpp"
 
 #include <array>
 #include <atomic>
 #include <cstdlib>
+#include <cstring>
 #include <new>
 #include <vector>
 
@@ -117,10 +120,8 @@ BOOST_AUTO_TEST_CASE(threaded_calls_allocate_nothing_after_the_first)
                                                  });
 }
 
-// Rows of a width known at compile time (std::array under ops::columnwise, the raw-bytes
-// form of row_reducer) allocate nothing per call either; row_reducer's run-time-width rows
-// travel through Boost.Serialization, whose archives allocate per message, so it is not
-// listed here (doc/guide.md says which to choose).
+// Rows of a width known at compile time (std::array under ops::columnwise) allocate nothing
+// per call either; run-time-width rows (row_reducer) are below.
 BOOST_AUTO_TEST_CASE(array_rows_allocate_nothing_per_call)
 {
     using row3 = std::array<double, 3>;
@@ -144,3 +145,40 @@ BOOST_AUTO_TEST_CASE(array_rows_allocate_nothing_per_call)
     BOOST_CHECK_EQUAL(allocations.load() - before, 0);
     BOOST_CHECK(first == second);
 }
+
+namespace {
+
+/// row_reducer's result-buffer forms allocate nothing after the first call (rows live in the
+/// reducer's arena and travel through their own codec), for widths 1, 3 and 17, on a random
+/// layout (empty blocks included), and give the first call's bits.
+template <class E>
+void rows_allocate_nothing_per_call()
+{
+    const auto& w = testing::world();
+    const std::uint64_t n = 1000;
+    for (const std::size_t k : {1, 3, 17}) {
+        const auto l = testing::random_layout(n + k, n, w.size());
+        const auto xs = testing::mixed_values(n + k, n * k, false);
+        const auto b = l.block_of(w.rank());
+        const std::span<const double> local(xs.data() + b.start * k, b.count * k);
+        row_reducer<double, ops::plus, E> r(w, l, k);
+        std::vector<double> first(k), at_first_root(k), second(k), at_last_root(k);
+        r.all_reduce(local, first);
+        r.reduce(local, 0, at_first_root);
+        const long before = allocations.load();
+        r.all_reduce(local, second);
+        r.reduce(local, w.size() - 1, at_last_root);
+        BOOST_CHECK_MESSAGE(allocations.load() == before, "k=" << k << ": " << allocations.load() - before);
+        auto same = [k](const std::vector<double>& a, const std::vector<double>& c) {
+            return std::memcmp(a.data(), c.data(), k * sizeof(double)) == 0;
+        };
+        BOOST_CHECK(same(first, second));
+        BOOST_CHECK(w.rank() != 0 || same(first, at_first_root));
+        BOOST_CHECK(w.rank() != w.size() - 1 || same(first, at_last_root));
+    }
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(runtime_rows_direct_allocate_nothing_per_call) { rows_allocate_nothing_per_call<exchange::direct>(); }
+BOOST_AUTO_TEST_CASE(runtime_rows_tree_allocate_nothing_per_call) { rows_allocate_nothing_per_call<exchange::tree<>>(); }

@@ -16,6 +16,8 @@
 
 #include <cstdint>
 #include <span>
+#include <stdexcept>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -46,6 +48,119 @@ std::vector<std::uint64_t> counts_with_empty(std::uint64_t n, int p, int empty)
         counts[e] = 0;
     }
     return counts;
+}
+
+/// row_reducer's buffer forms on a layout where rank 1 holds nothing: column c of
+/// all_reduce(local, out) everywhere and of reduce(local, root, out) on each root has the bits
+/// of a reducer on column c alone; the other ranks' (empty) reduce buffers are fine, and a
+/// wrong-size buffer on the root alone throws there after the collective part; a wrong local
+/// size on one rank throws everywhere.
+template <class E>
+void rows_into_buffers_match_columns()
+{
+    const auto& w = testing::world();
+    const std::size_t k = 5;
+    const std::uint64_t n = 203;
+    const auto counts = counts_with_empty(n, w.size(), 1);
+    const auto l = layout::block_layout::from_counts(counts);
+    const auto xs = testing::mixed_values(23, n * k, false);
+    const auto b = l.block_of(w.rank());
+    const std::span<const double> local(xs.data() + b.start * k, b.count * k);
+    std::vector<std::uint64_t> want(k);
+    reducer<double, ops::plus, kernel::best, E> column_reducer(w, l);
+    for (std::size_t c = 0; c < k; ++c) {
+        std::vector<double> col(b.count);
+        for (std::size_t i = 0; i < col.size(); ++i) {
+            col[i] = local[i * k + c];
+        }
+        want[c] = bits_of(column_reducer.all_reduce(col));
+    }
+    auto bits = [](const std::vector<double>& v) {
+        std::vector<std::uint64_t> out;
+        for (const double x : v) {
+            out.push_back(bits_of(x));
+        }
+        return out;
+    };
+    row_reducer<double, ops::plus, E> rows(w, l, k);
+    std::vector<double> all(k);
+    rows.all_reduce(local, all);
+    BOOST_CHECK_MESSAGE(bits(all) == want, E::name << ": all_reduce into a buffer");
+    for (int root = 0; root < w.size(); ++root) {
+        std::vector<double> out(w.rank() == root ? k : 0);
+        rows.reduce(local, root, out);
+        BOOST_CHECK_MESSAGE(w.rank() != root || bits(out) == want, E::name << ": reduce to " << root);
+    }
+    const int root = w.size() - 1;
+    std::vector<double> wrong(w.rank() == root ? k + 1 : 0, -1.0);
+    if (w.rank() == root) {
+        BOOST_CHECK_THROW(rows.reduce(local, root, wrong), std::invalid_argument);
+    } else {
+        rows.reduce(local, root, wrong);
+    }
+    BOOST_CHECK(wrong.empty() || wrong[0] == -1.0);
+    BOOST_CHECK(bits(rows.all_reduce(local)) == want); // nobody was left waiting
+    // A wrong local size on the last rank (one value short, or one extra where its block is
+    // empty) throws std::invalid_argument naming that rank everywhere.
+    std::vector<double> odd(local.begin(), local.end());
+    if (w.rank() == root) {
+        if (odd.empty()) {
+            odd.push_back(1.0);
+        } else {
+            odd.pop_back();
+        }
+    }
+    bool named = false;
+    try {
+        rows.all_reduce(odd, all);
+    } catch (const std::invalid_argument& e) {
+        named = std::string(e.what()).find("rank " + std::to_string(root)) != std::string::npos;
+    }
+    BOOST_CHECK_MESSAGE(named, E::name << ": a wrong local size on rank " << root << " not reported on " << w.rank());
+    BOOST_CHECK(bits(rows.all_reduce(local)) == want);
+}
+
+/// An operator that throws on one rank only: that rank gets its exception, every other rank
+/// a remote_failure naming it from all_reduce, and the root one from reduce (other ranks may
+/// return: a reduce does not broadcast); the next call works.
+template <class E>
+void row_operator_failure_reaches_everyone()
+{
+    const auto& w = testing::world();
+    const std::size_t k = 3;
+    const std::uint64_t n = 40 * static_cast<std::uint64_t>(w.size()) + 3;
+    const auto l = layout::block_layout::from_counts(layout::even_upper(n, w.size()));
+    const auto xs = testing::mixed_values(5, n * k, false);
+    const auto b = l.block_of(w.rank());
+    const std::span<const double> local(xs.data() + b.start * k, b.count * k);
+    for (int bad = 0; bad < w.size(); ++bad) {
+        bool armed = w.rank() == bad;
+        auto op = [&armed](double x, double y) {
+            if (armed) {
+                throw std::runtime_error("row operator refused");
+            }
+            return x + y;
+        };
+        row_reducer<double, decltype(op), E> rows(w, l, k, op);
+        auto outcome = [&](bool must_throw, auto call) {
+            try {
+                call();
+            } catch (const remote_failure& e) {
+                return !armed && e.info.rank == bad;
+            } catch (const std::runtime_error& e) {
+                return armed && std::string(e.what()) == "row operator refused";
+            }
+            return !must_throw && !armed;
+        };
+        std::vector<double> out(k);
+        BOOST_CHECK_MESSAGE(outcome(true, [&] { rows.all_reduce(local, out); }),
+                            E::name << ": rank " << w.rank() << ", all_reduce, operator threw on " << bad);
+        BOOST_CHECK_MESSAGE(outcome(w.rank() == 0, [&] { rows.reduce(local, 0, out); }),
+                            E::name << ": rank " << w.rank() << ", reduce, operator threw on " << bad);
+        armed = false;
+        rows.all_reduce(local, out);
+        BOOST_CHECK(out == rows.all_reduce(local));
+    }
 }
 
 } // namespace
@@ -265,3 +380,13 @@ BOOST_AUTO_TEST_CASE(row_reducer_output_buffer)
     }
     BOOST_CHECK(rows.all_reduce(mine) == out);
 }
+
+// Rows travel through their own codec (has_own_codec), neither as raw bytes nor through
+// Boost.Serialization.
+static_assert(transportable<row<double>> && has_own_codec<row<double>>::value);
+static_assert(!std::is_trivially_copyable_v<row<double>> && !boost_serializable<row<double>>);
+
+BOOST_AUTO_TEST_CASE(row_reducer_buffers_match_columns_direct) { rows_into_buffers_match_columns<exchange::direct>(); }
+BOOST_AUTO_TEST_CASE(row_reducer_buffers_match_columns_tree) { rows_into_buffers_match_columns<exchange::tree<>>(); }
+BOOST_AUTO_TEST_CASE(row_operator_failure_direct) { row_operator_failure_reaches_everyone<exchange::direct>(); }
+BOOST_AUTO_TEST_CASE(row_operator_failure_tree) { row_operator_failure_reaches_everyone<exchange::tree<>>(); }

@@ -1,9 +1,10 @@
 #pragma once
 /// The one transport of values between ranks, and the one framing of a failure.
 ///
-/// - Values of a trivially copyable T travel as raw bytes; any other T through
-///   Boost.Serialization (a packed archive holding a count and the values). `codec<T>` is the
-///   only place that turns values into bytes and back.
+/// - Values of a trivially copyable T travel as raw bytes; a T with its own codec
+///   (has_own_codec, e.g. treefold::row) through it; any other T through Boost.Serialization
+///   (a packed archive holding a count and the values). `codec<T>` is the only place that
+///   turns values into bytes and back.
 /// - A failure travels as an empty message tagged tag::failure followed by the failure record
 ///   tagged tag::failure_record. The empty message fits any receive a peer has posted (typed
 ///   or raw, pre-posted or probed), so every receiver learns of the failure from the tag and
@@ -108,7 +109,9 @@ inline boost::mpi::status probe_call(const boost::mpi::communicator& comm, int s
     }
 }
 
-/// Values of type T to bytes and back.
+/// Values of type T to bytes and back. A type with an encoding of its own specializes it
+/// (with the same members, raw false) and says so through treefold::has_own_codec
+/// (concepts.hpp); treefold::row is one (row_reducer.hpp).
 template <class T>
 struct codec {
     static constexpr bool raw = std::is_trivially_copyable_v<T>;
@@ -170,17 +173,58 @@ struct codec {
     }
 };
 
+/// The buffer an encoded message is staged in on its way out or in: the thread's own, kept
+/// with its capacity from message to message, so the encoded paths allocate only while
+/// messages grow. A nested use (a serialize() that itself sends) gets a fresh one.
+class staging_buffer {
+public:
+    staging_buffer() : bytes_(claim()) { bytes_->clear(); }
+    ~staging_buffer()
+    {
+        if (bytes_ == &shared()) {
+            busy() = false;
+        }
+    }
+    staging_buffer(const staging_buffer&) = delete;
+    staging_buffer& operator=(const staging_buffer&) = delete;
+
+    std::vector<char>& bytes() noexcept { return *bytes_; }
+
+private:
+    static std::vector<char>& shared() noexcept
+    {
+        thread_local std::vector<char> bytes;
+        return bytes;
+    }
+    static bool& busy() noexcept
+    {
+        thread_local bool in_use = false;
+        return in_use;
+    }
+    std::vector<char>* claim() noexcept
+    {
+        if (busy()) {
+            return &own_;
+        }
+        busy() = true;
+        return &shared();
+    }
+
+    std::vector<char> own_; // used only when nested
+    std::vector<char>* bytes_;
+};
+
 /// Sends values[0, n) to `dest` as one message (raw values straight from their storage).
 template <class T>
 void send_values(const boost::mpi::communicator& comm, int dest, const T* values, std::size_t n, counters& count)
 {
     const char* bytes = reinterpret_cast<const char*>(values);
     std::size_t size = n * sizeof(T);
-    std::vector<char> encoded;
+    std::optional<staging_buffer> encoded;
     if constexpr (!codec<T>::raw) {
-        codec<T>::append(comm, values, n, encoded);
-        bytes = encoded.data();
-        size = encoded.size();
+        codec<T>::append(comm, values, n, encoded.emplace().bytes());
+        bytes = encoded->bytes().data();
+        size = encoded->bytes().size();
     }
     static constexpr char none = 0;
     comm.send(dest, tag_of(tag::values), size > 0 ? bytes : &none, static_cast<int>(size)); // never a null buffer
@@ -319,7 +363,8 @@ std::size_t recv_values(const boost::mpi::communicator& comm, int source, T* out
         comm.recv(source, st.tag(), size > 0 ? reinterpret_cast<char*>(out) : &none, static_cast<int>(size));
         return size / sizeof(T);
     } else {
-        std::vector<char> encoded;
+        staging_buffer staged;
+        std::vector<char>& encoded = staged.bytes();
         failed = recv_message(comm, source, encoded);
         return failed ? 0 : codec<T>::read(comm, encoded.data(), encoded.size(), out, max);
     }
