@@ -149,10 +149,7 @@ private:
     static layout::block_layout verified(const boost::mpi::communicator& comm, layout::block_layout l,
                                          std::size_t width)
     {
-        verify_same_layout(comm, l);
-        if (width == 0) {
-            throw std::invalid_argument("treefold: row width must be positive");
-        }
+        verify_same_layout(comm, l, width); // every rank throws, or none
         return l;
     }
 

@@ -390,3 +390,32 @@ BOOST_AUTO_TEST_CASE(row_reducer_buffers_match_columns_direct) { rows_into_buffe
 BOOST_AUTO_TEST_CASE(row_reducer_buffers_match_columns_tree) { rows_into_buffers_match_columns<exchange::tree<>>(); }
 BOOST_AUTO_TEST_CASE(row_operator_failure_direct) { row_operator_failure_reaches_everyone<exchange::direct>(); }
 BOOST_AUTO_TEST_CASE(row_operator_failure_tree) { row_operator_failure_reaches_everyone<exchange::tree<>>(); }
+
+// The row width is part of what the ranks agree on at construction: a width that differs
+// on one rank, or is 0 there, throws std::invalid_argument naming it on every rank (before,
+// a 0 threw on that rank alone and a different width went unnoticed until a message of the
+// wrong size arrived).
+BOOST_AUTO_TEST_CASE(row_width_agreed_on_every_rank)
+{
+    const auto& w = testing::world();
+    const auto l = layout::block_layout::from_counts(layout::even_lower(20, w.size()));
+    const bool odd_one = w.rank() == w.size() - 1;
+    auto message_of = [&](std::size_t k) {
+        try {
+            row_reducer<double> rows(w, l, k);
+        } catch (const std::invalid_argument& e) {
+            return std::string(e.what());
+        }
+        return std::string("no exception");
+    };
+    const std::string last = std::to_string(w.size() - 1);
+    if (w.size() > 1) {
+        BOOST_CHECK_EQUAL(message_of(odd_one ? 4 : 3),
+                          "treefold: ranks disagree on the row width: rank 0 has 3, rank " + last + " has 4");
+    }
+    BOOST_CHECK_EQUAL(message_of(odd_one ? 0 : 3), "treefold: row width must be positive (rank " + last + " has 0)");
+    // Agreement restored: the next construction and call work everywhere.
+    row_reducer<double> rows(w, l, 2);
+    std::vector<double> mine(rows.local_count() * 2, 1.0);
+    BOOST_CHECK_EQUAL(rows.all_reduce(mine)[1], 20.0);
+}

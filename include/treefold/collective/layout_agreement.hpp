@@ -42,19 +42,23 @@ inline layout::block_layout layout_from_block(comm_view comm,
     return layout::block_layout::from_blocks(std::move(blocks));
 }
 
-/// Checks that every rank of `comm` holds the same layout, with one block per rank.
-/// Throws std::invalid_argument on every rank otherwise.
-inline void verify_same_layout(const boost::mpi::communicator& comm, const layout::block_layout& layout)
+/// Checks that every rank of `comm` holds the same layout, with one block per rank, and the
+/// same positive element width (row_reducer's k; 1 for the others). Throws
+/// std::invalid_argument on every rank otherwise.
+inline void verify_same_layout(const boost::mpi::communicator& comm, const layout::block_layout& layout,
+                               std::uint64_t width = 1)
 {
-    const std::array<std::uint64_t, 3> mine{layout.size(), static_cast<std::uint64_t>(layout.ranks()),
-                                            layout.fingerprint()};
+    constexpr std::size_t fields = 4;
+    const std::array<std::uint64_t, fields> mine{layout.size(), static_cast<std::uint64_t>(layout.ranks()),
+                                                 layout.fingerprint(), width};
     std::vector<std::uint64_t> all;
-    boost::mpi::all_gather(comm, mine.data(), 3, all);
+    boost::mpi::all_gather(comm, mine.data(), fields, all);
     const auto p = static_cast<std::uint64_t>(comm.size());
     for (std::uint64_t r = 0; r < p; ++r) {
-        const std::uint64_t n = all[3 * r];
-        const std::uint64_t ranks = all[3 * r + 1];
-        const std::uint64_t digest = all[3 * r + 2];
+        const std::uint64_t n = all[fields * r];
+        const std::uint64_t ranks = all[fields * r + 1];
+        const std::uint64_t digest = all[fields * r + 2];
+        const std::uint64_t k = all[fields * r + 3];
         std::ostringstream msg;
         if (ranks != p) {
             msg << "treefold: rank " << r << "'s layout has " << ranks << " block(s) but the communicator has "
@@ -64,6 +68,11 @@ inline void verify_same_layout(const boost::mpi::communicator& comm, const layou
                 << " has N = " << n;
         } else if (digest != all[2]) {
             msg << "treefold: ranks disagree on the layout's blocks: rank " << r << " differs from rank 0";
+        } else if (k == 0) {
+            msg << "treefold: row width must be positive (rank " << r << " has 0)";
+        } else if (k != all[3]) {
+            msg << "treefold: ranks disagree on the row width: rank 0 has " << all[3] << ", rank " << r << " has "
+                << k;
         } else {
             continue;
         }
