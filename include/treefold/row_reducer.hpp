@@ -214,8 +214,8 @@ struct codec<row<T>> {
 /// a generic lambda takes the SIMD row kernel, other operators a scalar one). Exchange is
 /// exchange::direct or exchange::tree<Shape>, as for treefold::reducer.
 ///
-/// Construction is collective and checks the layout like treefold::reducer, and that every rank passes the same k > 0. The exchange
-/// plans index the local block by element, so the reducer keeps one empty row handle per
+/// Construction is collective and checks the layout like treefold::reducer, and that every
+/// rank passes the same k > 0. The exchange plans index the local block by element, so the reducer keeps one empty row handle per
 /// local row (sizeof(row<T>) = 16 bytes each, allocated once, never touched by a call):
 /// prefer the std::array form for narrow rows. The rows a call makes live in the reducer's
 /// arena (a few per tree level and message, kept for later calls); a reducer is not meant
