@@ -14,43 +14,55 @@ namespace treefold::kernel {
 
 namespace detail {
 
+namespace {
+
+/// Deposits the chunk p[0, body) (largest magnitude m, finite) through the lanes into acc;
+/// false, leaving acc's folds untouched, if a NaN showed in the lanes.
+template <int K>
+bool deposit_chunk(const binned_lane_kernel& k, binned<K>& acc, const double* p, std::uint64_t body, double m, double* lanes)
+{
+    // Deposit at the higher of the chunk's top and the accumulator's: both hold every
+    // value of the chunk (binned.hpp).
+    const int t = std::min(binned_top_for<K>(m), acc.top == 0 ? binned_bin_count : static_cast<int>(acc.top - 1));
+    double base[K];
+    for (int f = 0; f < K; ++f) {
+        base[f] = binned_base(t, f);
+    }
+    k.deposit(p, body, base, t == 0 ? binned_pow2(-binned_top_shift) : 1.0, lanes);
+    for (int f = 0; f < K; ++f) {
+        if (!(lanes[f] == lanes[f])) {
+            return false;
+        }
+    }
+    acc.raise_top(t);
+    for (int f = 0; f < K; ++f) {
+        // both offsets under 2^(e-2): the sum is exact, then back in [-q/2, q/2)
+        acc.offset[f] += lanes[f];
+        binned_renormalise(acc.offset[f], acc.carry[f], binned_quantum(t, f));
+    }
+    return true;
+}
+
+} // namespace
+
 template <int K>
 binned<K> binned_sum_lanes(const binned_lane_kernel& k, const double* first, std::uint64_t len)
 {
     binned<K> acc{};
-    double lanes[K * 64];
-    double base[K];
+    double lanes[K];
     for (std::uint64_t start = 0; start < len; start += binned_chunk) {
         const double* p = first + start;
         const std::uint64_t n = std::min(binned_chunk, len - start);
         const std::uint64_t body = n - n % k.step;
         const double m = body > 0 ? k.scan(p, body) : 0.0;
-        if (!(m - m == 0.0)) { // a non-finite value: this chunk one value at a time
+        if (m > 0.0 && m - m == 0.0 && deposit_chunk(k, acc, p, body, m, lanes)) {
+            for (std::uint64_t j = body; j < n; ++j) {
+                acc.deposit(p[j]);
+            }
+        } else { // an infinity or NaN (or only zeros): this chunk one value at a time
             for (std::uint64_t j = 0; j < n; ++j) {
                 acc.deposit(p[j]);
             }
-            continue;
-        }
-        if (m > 0.0) {
-            // Deposit at the higher of the chunk's top and the accumulator's: both hold every
-            // value of the chunk (binned.hpp).
-            acc.raise_top(binned_top_for<K>(m));
-            const int t = static_cast<int>(acc.top - 1);
-            for (int f = 0; f < K; ++f) {
-                base[f] = binned_base(t, f);
-            }
-            k.deposit(p, body, base, t == 0 ? binned_pow2(-binned_top_shift) : 1.0, lanes);
-            for (int f = 0; f < K; ++f) {
-                const double q = binned_quantum(t, f);
-                for (std::size_t l = 0; l < k.step; ++l) {
-                    // both offsets under 2^(e-1): the sum is exact, then back in [-q/2, q/2)
-                    acc.offset[f] += lanes[static_cast<std::size_t>(f) * k.step + l];
-                    binned_renormalise(acc.offset[f], acc.carry[f], q);
-                }
-            }
-        }
-        for (std::uint64_t j = body; j < n; ++j) {
-            acc.deposit(p[j]);
         }
     }
     return acc;

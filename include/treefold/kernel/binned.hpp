@@ -100,7 +100,7 @@ inline double binned_special_sum(double s, double x) noexcept
 /// Moves whole quanta of `offset` into `carry`: offset ends in [-q/2, q/2) (both exact).
 inline void binned_renormalise(double& offset, double& carry, double q) noexcept
 {
-    const double k = std::floor(offset / q + 0.5);
+    const double k = std::floor(offset * (1.0 / q) + 0.5); // q is a power of two
     offset -= k * q;
     carry += k;
 }
@@ -285,11 +285,13 @@ namespace detail {
 /// The register part of binned_simd (src/kernel/binned_ARCH.cpp, built with the
 /// architecture's flags), on `step` values at a time (lanes x unrolled accumulators).
 struct binned_lane_kernel {
-    /// max |x| over p[0, len) (len a multiple of step), or NaN if a value is not finite.
+    /// max |x| over p[0, len) (len a multiple of step): +Inf if a value is infinite; a NaN
+    /// may be missed (see deposit).
     double (*scan)(const double* p, std::uint64_t len);
     /// Deposits p[0, len) (len a multiple of step, at most binned_chunk) into `step` lane
     /// accumulators whose fold k starts at primary base[k], the values multiplied by
-    /// `scale` first; writes lane l's fold k primary minus base[k] to out[k * step + l].
+    /// `scale` first; writes the sum over the lanes of fold k's primary minus base[k] to
+    /// out[k] (exact; NaN if a value was NaN).
     void (*deposit)(const double* p, std::uint64_t len, const double* base, double scale, double* out);
     std::size_t step; ///< values per step (at most 64)
 };
