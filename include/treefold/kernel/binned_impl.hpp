@@ -72,6 +72,10 @@ struct binned_lanes_of {
         for (std::uint64_t j = 0; j < len; j += step) {
 #pragma GCC unroll 16
             for (std::size_t a = 0; a < unroll; ++a) {
+                // The next chunk is scanned after this deposit re-reads the current one
+                // from L1: fetching it now keeps the memory stream going meanwhile (a
+                // prefetch past the end of the data is harmless).
+                __builtin_prefetch(p + j + a * width + binned_chunk);
                 batch r = batch::load_unaligned(p + j + a * width);
                 if constexpr (Scaled) {
                     r = r * s;
