@@ -1,6 +1,6 @@
 // The accurate sum against the plain tree sum: time and error.
 //
-//   mpirun -n P accurate_bench [--sizes 100000,20000000] [--reps 41] [--data DIR]
+//   mpirun -n P accurate_bench [--sizes 100000,20000000] [--reps 41] [--data DIR] [--binned]
 //
 // Times (CSV `time` rows): per size N, values spread evenly over the P ranks; per call a
 // barrier, MPI_Wtime around the call, max over ranks; the methods interleaved call by call
@@ -10,6 +10,9 @@
 // `accurate_scalar` (accurate_reducer<kernel::accurate_scalar>), all with exchange::automatic;
 // `local_plain` / `local_accurate` time the local kernel alone on each rank's block (no
 // exchange). Values: per-site log-likelihood-like (negative, lognormal magnitudes).
+// `--binned` adds the binned sum (kernel/binned.hpp): methods `binned` (binned_reducer<3>),
+// `binned2` (binned_reducer<2>) and `local_binned` (kernel::binned_best<3> on the block), in
+// the same interleaving, and four error columns at the end of each error row.
 //
 // Errors (CSV `error` rows, computed at this P; the tree sums are the same bits at every P):
 // for each .binpsllh data set in DIR and for synthetic inputs of condition number about 2^k,
@@ -19,7 +22,9 @@
 #include "bench_util.hpp"
 #include "support/exact_sum.hpp"
 #include "treefold/accurate_reducer.hpp"
+#include "treefold/binned_reducer.hpp"
 #include "treefold/kernel/accurate.hpp"
+#include "treefold/kernel/binned.hpp"
 #include "treefold/kernel/dispatch.hpp"
 #include "treefold/io/values_file.hpp"
 #include "treefold/reducer.hpp"
@@ -34,6 +39,7 @@
 #include <functional>
 #include <iostream>
 #include <numeric>
+#include <optional>
 #include <random>
 #include <span>
 #include <string>
@@ -60,7 +66,7 @@ struct method {
     std::function<double()> call;
 };
 
-void time_size(const mpi::communicator& world, std::uint64_t n, int reps)
+void time_size(const mpi::communicator& world, std::uint64_t n, int reps, bool binned_too)
 {
     const int p = world.size();
     reducer<double> plain(world, n);
@@ -80,6 +86,16 @@ void time_size(const mpi::communicator& world, std::uint64_t n, int reps)
          }},
         {"local_accurate",
          [&] { return local.empty() ? 0.0 : kernel::accurate_best::sum(local.data(), local.size()).to_double(); }}};
+    std::optional<binned_reducer<3>> binned3;
+    std::optional<binned_reducer<2>> binned2;
+    if (binned_too) {
+        binned3.emplace(world, n);
+        binned2.emplace(world, n);
+        methods.push_back({"binned", [&] { return binned3->all_reduce(span); }});
+        methods.push_back({"binned2", [&] { return binned2->all_reduce(span); }});
+        methods.push_back(
+            {"local_binned", [&] { return kernel::binned_best<3>::sum(local.data(), local.size()).to_double(); }});
+    }
     std::vector<std::vector<double>> times(methods.size());
     double sink = 0.0;
     for (int k = 0; k < reps; ++k) {
@@ -106,8 +122,9 @@ void time_size(const mpi::communicator& world, std::uint64_t n, int reps)
     }
 }
 
-/// One error row: the three sums of xs (distributed evenly) against the correctly rounded one.
-void error_row(const mpi::communicator& world, const std::string& name, const std::vector<double>& xs)
+/// One error row: the three sums of xs (distributed evenly) against the correctly rounded one
+/// (and the binned sums with K = 3 and 2 when binned_too).
+void error_row(const mpi::communicator& world, const std::string& name, const std::vector<double>& xs, bool binned_too)
 {
     const std::uint64_t n = xs.size();
     reducer<double> plain(world, n);
@@ -116,6 +133,12 @@ void error_row(const mpi::communicator& world, const std::string& name, const st
     const std::span<const double> local(xs.data() + (b.count > 0 ? b.start : 0), b.count);
     const double tree = plain.all_reduce(local);
     const double acc = accurate.all_reduce(local);
+    double bin3 = 0.0;
+    double bin2 = 0.0;
+    if (binned_too) {
+        bin3 = binned_reducer<3>(world, n).all_reduce(local);
+        bin2 = binned_reducer<2>(world, n).all_reduce(local);
+    }
     if (world.rank() == 0) {
         const double exact = testing::exact_rounded_sum(xs);
         const double left_to_right = std::accumulate(xs.begin(), xs.end(), 0.0);
@@ -126,11 +149,16 @@ void error_row(const mpi::communicator& world, const std::string& name, const st
         const double cond = abs_sum.rounded() / std::fabs(exact);
         // relative errors too: ulps mean little where a result is 0 or of the wrong sign
         auto rel = [exact](double r) { return std::fabs(r - exact) / std::fabs(exact); };
-        std::printf("error,%s,%d,%llu,%.3g,%.17g,%llu,%llu,%llu,%.2g,%.2g,%.2g\n", name.c_str(), world.size(),
+        std::printf("error,%s,%d,%llu,%.3g,%.17g,%llu,%llu,%llu,%.2g,%.2g,%.2g", name.c_str(), world.size(),
                     static_cast<unsigned long long>(n), cond, exact,
                     static_cast<unsigned long long>(testing::ulps_apart(tree, exact)),
                     static_cast<unsigned long long>(testing::ulps_apart(left_to_right, exact)),
                     static_cast<unsigned long long>(testing::ulps_apart(acc, exact)), rel(tree), rel(left_to_right), rel(acc));
+        if (binned_too) {
+            std::printf(",%llu,%llu,%.2g,%.2g", static_cast<unsigned long long>(testing::ulps_apart(bin3, exact)),
+                        static_cast<unsigned long long>(testing::ulps_apart(bin2, exact)), rel(bin3), rel(bin2));
+        }
+        std::printf("\n");
     }
 }
 
@@ -149,7 +177,7 @@ int main(int argc, char** argv)
                                             "comma list of N to time (empty: none)")(
         "reps", po::value(&reps)->default_value(reps), "timed calls per method and size")(
         "data", po::value(&data_dir)->default_value(data_dir), "folder of .binpsllh data sets")(
-        "no-errors", "skip the error rows");
+        "no-errors", "skip the error rows")("binned", "also the binned sum (methods and error columns)");
     const auto parsed = perf::parse_options(argc, argv, "accurate_bench", desc, world);
     if (!parsed) {
         return 2;
@@ -166,12 +194,14 @@ int main(int argc, char** argv)
         }
         return 2;
     }
+    const bool binned_too = parsed->count("binned") > 0;
     if (world.rank() == 0) {
         std::printf("# time,machine,p,cores,N,method,exchange,reps,median_us,p10_us,p90_us,ratio_to_plain\n");
-        std::printf("# error,input,p,N,condition,exact,ulps_plain_tree,ulps_accumulate,ulps_accurate,rel_plain_tree,rel_accumulate,rel_accurate\n");
+        std::printf("# error,input,p,N,condition,exact,ulps_plain_tree,ulps_accumulate,ulps_accurate,rel_plain_tree,rel_accumulate,rel_accurate%s\n",
+                    binned_too ? ",ulps_binned,ulps_binned2,rel_binned,rel_binned2" : "");
     }
     for (const auto& s : perf::split_list(sizes_arg)) {
-        time_size(world, std::stoull(s), reps);
+        time_size(world, std::stoull(s), reps, binned_too);
     }
     if (parsed->count("no-errors")) {
         return 0;
@@ -189,11 +219,11 @@ int main(int argc, char** argv)
         std::fprintf(stderr, "# no .binpsllh in %s: data-set rows skipped\n", data_dir.c_str());
     }
     for (const auto& f : files) {
-        error_row(world, f.stem().string(), io::read_values(f));
+        error_row(world, f.stem().string(), io::read_values(f), binned_too);
     }
-    error_row(world, "1e16+1-1e16", {1e16, 1.0, -1e16});
+    error_row(world, "1e16+1-1e16", {1e16, 1.0, -1e16}, binned_too);
     for (int bits = 10; bits <= 100; bits += 10) {
-        error_row(world, "cond~2^" + std::to_string(bits), testing::ill_conditioned(static_cast<std::uint64_t>(bits), 100000, 30, bits));
+        error_row(world, "cond~2^" + std::to_string(bits), testing::ill_conditioned(static_cast<std::uint64_t>(bits), 100000, 30, bits), binned_too);
     }
     return 0;
 }

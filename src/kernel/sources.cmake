@@ -13,3 +13,6 @@ set_source_files_properties(${_treefold_kernel_dir}/simd_avx512f.cpp PROPERTIES 
 # The accurate sum's block folds (kernel/accurate_impl.hpp): the same flags per architecture.
 set_source_files_properties(${_treefold_kernel_dir}/accurate_avx2.cpp PROPERTIES COMPILE_OPTIONS "-mavx2;-O2")
 set_source_files_properties(${_treefold_kernel_dir}/accurate_avx512f.cpp PROPERTIES COMPILE_OPTIONS "-mavx512f;-mavx512dq;-O2")
+# The binned sum's lane kernels (kernel/binned_impl.hpp): the same flags per architecture.
+set_source_files_properties(${_treefold_kernel_dir}/binned_avx2.cpp PROPERTIES COMPILE_OPTIONS "-mavx2;-O2")
+set_source_files_properties(${_treefold_kernel_dir}/binned_avx512f.cpp PROPERTIES COMPILE_OPTIONS "-mavx512f;-mavx512dq;-O2")

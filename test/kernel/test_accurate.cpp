@@ -61,17 +61,6 @@ double abs_sum(const std::vector<double>& xs)
     return acc.rounded();
 }
 
-/// |got - exact sum of xs| (rounded once).
-double abs_error(double got, const std::vector<double>& xs)
-{
-    testing::exact_sum acc;
-    acc.add(got);
-    for (const double x : xs) {
-        acc.add(-x);
-    }
-    return std::fabs(acc.rounded());
-}
-
 /// The proved bound on |accurate sum - exact sum| for N values: ((1 + 3u^2/(1-4u))^h - 1)
 /// sum|x| for the tree of depth h, plus the final rounding (u |result|); 1 % slack for the
 /// bound's own rounding.
@@ -345,7 +334,7 @@ BOOST_AUTO_TEST_CASE(condition_numbers)
                 const auto xs = testing::ill_conditioned(n * 1000 + static_cast<std::size_t>(bits * 7 + spread), n, spread, bits);
                 const double got = kernel::accurate_best::sum(xs.data(), xs.size()).to_double();
                 const double want = testing::exact_rounded_sum(xs);
-                const double err = abs_error(got, xs);
+                const double err = testing::abs_error(got, xs);
                 BOOST_CHECK_MESSAGE(err <= error_bound(xs, got), "N=" << n << " cond~2^" << bits << " spread " << spread
                                                                         << ": error " << err << " bound " << error_bound(xs, got));
                 const double h = std::ceil(std::log2(static_cast<double>(xs.size())));

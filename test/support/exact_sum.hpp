@@ -149,6 +149,17 @@ inline double exact_rounded_sum(std::span<const double> xs)
     return acc.rounded();
 }
 
+/// |got - the exact sum of xs|, rounded once (all finite).
+inline double abs_error(double got, std::span<const double> xs)
+{
+    exact_sum acc;
+    acc.add(got);
+    for (const double x : xs) {
+        acc.add(-x);
+    }
+    return std::fabs(acc.rounded());
+}
+
 /// The distance in ulps between two finite doubles: how many doubles lie between them
 /// (0 when equal; +0 and -0 are the same point).
 inline std::uint64_t ulps_apart(double a, double b)
