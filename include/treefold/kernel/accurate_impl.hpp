@@ -7,6 +7,11 @@
 /// fold_group<S> does (simd_impl.hpp): the same butterfly steps, applied to the high and the
 /// low parts of a double-double register pair, and add_dd in place of the operator; the first
 /// step, on the loaded values themselves, is add_lifted (the same bits, fewer operations).
+///
+/// Each block is folded first with the unchecked additions (add_dd_unchecked,
+/// add_lifted_unchecked: no guards for non-finite sums and -0), and again with the guarded
+/// ones only where a lane node comes out non-finite or zero: elsewhere both give the same
+/// bits (doc/design.md, "The unchecked fast path").
 
 #include "treefold/config.hpp"
 #include "treefold/kernel/accurate.hpp"
@@ -17,6 +22,7 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 #include <utility>
 
 namespace treefold::kernel::detail {
@@ -41,13 +47,25 @@ public:
         return s;
     }();
 
-    accurate_folder() { init_masks(std::make_index_sequence<width_log2>{}); }
+    accurate_folder()
+    {
+        init_masks(std::make_index_sequence<width_log2>{});
+        // 1.0 through a volatile, so the compiler cannot fold a * 1 + b back into an addition
+        volatile double one = 1.0;
+        one_ = batch(one);
+    }
 
     /// The width lane nodes of the stratum-S block (W^(S+1) values) at p.
     template <unsigned S>
     void fold(const double* p, double* hi, double* lo)
     {
-        const pair r = fold_group<S>(p);
+        pair r = fold_group<S, false>(p);
+        // A finite non-zero high part in every lane proves the unchecked fold exact; a NaN,
+        // infinity or zero (rare: infinities, overflow, -0 leaves, exact cancellation) sends
+        // the block through the guarded fold.
+        if (!xsimd::all(((r.hi - r.hi) == batch(0.0)) & (r.hi != batch(0.0)))) {
+            r = fold_group<S, true>(p);
+        }
         r.hi.store_unaligned(hi);
         r.lo.store_unaligned(lo);
     }
@@ -59,6 +77,51 @@ private:
     };
 
     static constexpr unsigned width_log2 = static_cast<unsigned>(std::countr_zero(width));
+
+    /// Whether the architecture's TU has fused multiply-add instructions (avx512f does; the
+    /// avx2 TU is built without -mfma, and xsimd would emulate them there).
+    static constexpr bool fused = std::is_same_v<Arch, xsimd::avx512f>;
+
+    /// x * y + z (Negate: -(x * y) + z) in one instruction: the intrinsic, as xsimd 8.1's
+    /// avx512f fma multiplies and adds separately unless the TU is built with -mfma.
+    template <bool Negate>
+    static batch fused_op(const batch& x, const batch& y, const batch& z)
+    {
+#if XSIMD_WITH_AVX512F
+        if constexpr (fused) {
+            const auto r = Negate ? _mm512_fnmadd_pd(x.data, y.data, z.data) : _mm512_fmadd_pd(x.data, y.data, z.data);
+            return batch(r);
+        }
+#endif
+        return Negate ? z - x * y : x * y + z; // not reached: `fused` is avx512f only
+    }
+
+    /// a + b as a * 1 + b, rounded once: the bits of a + b, signed zeros included, on the
+    /// multiply-add units (Zen 4 has two adders and two other units that run fma; the
+    /// unchecked fold is bound by its additions, so half of them go there).
+    struct fused_add {
+        const batch& one;
+        batch operator()(const batch& a, const batch& b) const
+        {
+            if constexpr (fused) {
+                return fused_op<false>(a, one, b);
+            } else {
+                return a + b;
+            }
+        }
+    };
+    /// a - b as -(b * 1) + a, likewise.
+    struct fused_sub {
+        const batch& one;
+        batch operator()(const batch& a, const batch& b) const
+        {
+            if constexpr (fused) {
+                return fused_op<true>(b, one, a);
+            } else {
+                return a - b;
+            }
+        }
+    };
 
     /// The select masks of the strides whose butterfly uses one (built once per call, as in
     /// kernel::simd).
@@ -79,8 +142,9 @@ private:
     template <unsigned S>
     static constexpr std::uint64_t elements_of = std::uint64_t{1} << (S * width_log2);
 
-    /// One butterfly step at stride H on double-double registers.
-    template <std::size_t H>
+    /// One butterfly step at stride H on double-double registers (Checked: add_dd, else
+    /// add_dd_unchecked).
+    template <std::size_t H, bool Checked>
     pair step(const pair& a, const pair& b)
     {
         batch eh;
@@ -90,13 +154,17 @@ private:
         butterfly<double, Arch, H>::apply(a.hi, b.hi, low_[std::countr_zero(H)], eh, oh);
         butterfly<double, Arch, H>::apply(a.lo, b.lo, low_[std::countr_zero(H)], el, ol);
         pair out;
-        add_dd(eh, el, oh, ol, out.hi, out.lo);
+        if constexpr (Checked) {
+            add_dd(eh, el, oh, ol, out.hi, out.lo);
+        } else {
+            add_dd_unchecked(eh, el, oh, ol, out.hi, out.lo, fused_add{one_}, fused_sub{one_});
+        }
         return out;
     }
 
     /// fold_group of kernel::simd for double-doubles (S >= 1): the stratum-S register over
-    /// the W^(S+1) values at p.
-    template <unsigned S, std::size_t Count = width>
+    /// the W^(S+1) values at p, with the guarded additions or the unchecked ones.
+    template <unsigned S, bool Checked, std::size_t Count = width>
     pair fold_group(const double* p)
     {
         if constexpr (S == 1 && Count == 2) {
@@ -105,18 +173,23 @@ private:
             batch o;
             butterfly<double, Arch, 1>::apply(batch::load_unaligned(p), batch::load_unaligned(p + width), low_[0], e, o);
             pair out;
-            add_lifted(e, o, out.hi, out.lo);
+            if constexpr (Checked) {
+                add_lifted(e, o, out.hi, out.lo);
+            } else {
+                add_lifted_unchecked(e, o, out.hi, out.lo, fused_add{one_}, fused_sub{one_});
+            }
             return out;
         } else if constexpr (Count == 1) {
-            return fold_group<S - 1>(p);
+            return fold_group<S - 1, Checked>(p);
         } else {
-            const pair left = fold_group<S, Count / 2>(p);
-            const pair right = fold_group<S, Count / 2>(p + (Count / 2) * elements_of<S>);
-            return step<Count / 2>(left, right);
+            const pair left = fold_group<S, Checked, Count / 2>(p);
+            const pair right = fold_group<S, Checked, Count / 2>(p + (Count / 2) * elements_of<S>);
+            return step<Count / 2, Checked>(left, right);
         }
     }
 
     xsimd::batch_bool<double, Arch> low_[width_log2];
+    batch one_;
 };
 
 /// accurate_block_kernel::fold[S - 1] for Arch.
