@@ -19,6 +19,7 @@
 
 #include <xsimd/xsimd.hpp>
 
+#include <array>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -59,12 +60,13 @@ public:
     template <unsigned S>
     void fold(const double* p, double* hi, double* lo)
     {
-        pair r = fold_group<S, false>(p);
+        const auto m = fold_many<S, width, 1>(std::array<const double*, 1>{p});
+        pair r{m.hi.v[0], m.lo.v[0]};
         // A finite non-zero high part in every lane proves the unchecked fold exact; a NaN,
         // infinity or zero (rare: infinities, overflow, -0 leaves, exact cancellation) sends
         // the block through the guarded fold.
         if (!xsimd::all(((r.hi - r.hi) == batch(0.0)) & (r.hi != batch(0.0)))) {
-            r = fold_group<S, true>(p);
+            r = fold_group<S>(p);
         }
         r.hi.store_unaligned(hi);
         r.lo.store_unaligned(lo);
@@ -96,32 +98,64 @@ private:
         return Negate ? z - x * y : x * y + z; // not reached: `fused` is avx512f only
     }
 
-    /// a + b as a * 1 + b, rounded once: the bits of a + b, signed zeros included, on the
-    /// multiply-add units (Zen 4 has two adders and two other units that run fma; the
-    /// unchecked fold is bound by its additions, so half of them go there).
-    struct fused_add {
+    /// K registers side by side: the unchecked fold runs K independent subtrees in
+    /// lockstep, operation by operation, so the long dependency chains of TwoSum (each
+    /// step waits for the previous one) overlap instead of stalling the adders.
+    template <std::size_t K>
+    struct multi {
+        batch v[K];
+        multi() = default;
+        explicit multi(double x)
+        {
+            for (auto& r : v) {
+                r = batch(x);
+            }
+        }
+        friend multi operator+(const multi& a, const multi& b)
+        {
+            multi r;
+            for (std::size_t k = 0; k < K; ++k) {
+                r.v[k] = a.v[k] + b.v[k];
+            }
+            return r;
+        }
+        friend multi operator-(const multi& a, const multi& b)
+        {
+            multi r;
+            for (std::size_t k = 0; k < K; ++k) {
+                r.v[k] = a.v[k] - b.v[k];
+            }
+            return r;
+        }
+    };
+
+    /// a + b as a * 1 + b (Negate: a - b as -(b * 1) + a), rounded once: the bits of the
+    /// addition, signed zeros included, on the multiply-add units (Zen 4 runs additions on
+    /// two pipes and fma on two others; the unchecked fold is bound by its additions, so half
+    /// of them go there). Plain + and - where the architecture has no fma.
+    template <bool Negate>
+    struct fused_add_sub {
         const batch& one;
+        template <std::size_t K>
+        multi<K> operator()(const multi<K>& a, const multi<K>& b) const
+        {
+            multi<K> r;
+            for (std::size_t k = 0; k < K; ++k) {
+                r.v[k] = (*this)(a.v[k], b.v[k]);
+            }
+            return r;
+        }
         batch operator()(const batch& a, const batch& b) const
         {
             if constexpr (fused) {
-                return fused_op<false>(a, one, b);
+                return Negate ? fused_op<true>(b, one, a) : fused_op<false>(a, one, b);
             } else {
-                return a + b;
+                return Negate ? a - b : a + b;
             }
         }
     };
-    /// a - b as -(b * 1) + a, likewise.
-    struct fused_sub {
-        const batch& one;
-        batch operator()(const batch& a, const batch& b) const
-        {
-            if constexpr (fused) {
-                return fused_op<true>(b, one, a);
-            } else {
-                return a - b;
-            }
-        }
-    };
+    using fused_add = fused_add_sub<false>;
+    using fused_sub = fused_add_sub<true>;
 
     /// The select masks of the strides whose butterfly uses one (built once per call, as in
     /// kernel::simd).
@@ -142,9 +176,8 @@ private:
     template <unsigned S>
     static constexpr std::uint64_t elements_of = std::uint64_t{1} << (S * width_log2);
 
-    /// One butterfly step at stride H on double-double registers (Checked: add_dd, else
-    /// add_dd_unchecked).
-    template <std::size_t H, bool Checked>
+    /// One butterfly step at stride H on double-double registers.
+    template <std::size_t H>
     pair step(const pair& a, const pair& b)
     {
         batch eh;
@@ -154,17 +187,13 @@ private:
         butterfly<double, Arch, H>::apply(a.hi, b.hi, low_[std::countr_zero(H)], eh, oh);
         butterfly<double, Arch, H>::apply(a.lo, b.lo, low_[std::countr_zero(H)], el, ol);
         pair out;
-        if constexpr (Checked) {
-            add_dd(eh, el, oh, ol, out.hi, out.lo);
-        } else {
-            add_dd_unchecked(eh, el, oh, ol, out.hi, out.lo, fused_add{one_}, fused_sub{one_});
-        }
+        add_dd(eh, el, oh, ol, out.hi, out.lo);
         return out;
     }
 
     /// fold_group of kernel::simd for double-doubles (S >= 1): the stratum-S register over
-    /// the W^(S+1) values at p, with the guarded additions or the unchecked ones.
-    template <unsigned S, bool Checked, std::size_t Count = width>
+    /// the W^(S+1) values at p, with the guarded additions.
+    template <unsigned S, std::size_t Count = width>
     pair fold_group(const double* p)
     {
         if constexpr (S == 1 && Count == 2) {
@@ -173,18 +202,86 @@ private:
             batch o;
             butterfly<double, Arch, 1>::apply(batch::load_unaligned(p), batch::load_unaligned(p + width), low_[0], e, o);
             pair out;
-            if constexpr (Checked) {
-                add_lifted(e, o, out.hi, out.lo);
-            } else {
-                add_lifted_unchecked(e, o, out.hi, out.lo, fused_add{one_}, fused_sub{one_});
-            }
+            add_lifted(e, o, out.hi, out.lo);
             return out;
         } else if constexpr (Count == 1) {
-            return fold_group<S - 1, Checked>(p);
+            return fold_group<S - 1>(p);
         } else {
-            const pair left = fold_group<S, Checked, Count / 2>(p);
-            const pair right = fold_group<S, Checked, Count / 2>(p + (Count / 2) * elements_of<S>);
-            return step<Count / 2, Checked>(left, right);
+            const pair left = fold_group<S, Count / 2>(p);
+            const pair right = fold_group<S, Count / 2>(p + (Count / 2) * elements_of<S>);
+            return step<Count / 2>(left, right);
+        }
+    }
+
+    /// Independent subtrees folded in lockstep by the unchecked fold (see multi).
+    static constexpr std::size_t chains = 2;
+
+    template <std::size_t K>
+    struct pairs {
+        multi<K> hi;
+        multi<K> lo;
+    };
+
+    /// One unchecked butterfly step at stride H on K register pairs at once.
+    template <std::size_t H, std::size_t K>
+    pairs<K> step_many(const pairs<K>& a, const pairs<K>& b)
+    {
+        multi<K> eh;
+        multi<K> oh;
+        multi<K> el;
+        multi<K> ol;
+        for (std::size_t k = 0; k < K; ++k) {
+            butterfly<double, Arch, H>::apply(a.hi.v[k], b.hi.v[k], low_[std::countr_zero(H)], eh.v[k], oh.v[k]);
+            butterfly<double, Arch, H>::apply(a.lo.v[k], b.lo.v[k], low_[std::countr_zero(H)], el.v[k], ol.v[k]);
+        }
+        pairs<K> out;
+        add_dd_unchecked(eh, el, oh, ol, out.hi, out.lo, fused_add{one_}, fused_sub{one_});
+        return out;
+    }
+
+    /// fold_group<S, false, Count> at each of the K pointers, in lockstep; the halves of
+    /// each group join the lockstep until it is `chains` wide.
+    template <unsigned S, std::size_t Count, std::size_t K>
+    pairs<K> fold_many(const std::array<const double*, K>& ps)
+    {
+        if constexpr (S == 1 && Count == 2) {
+            multi<K> e;
+            multi<K> o;
+            for (std::size_t k = 0; k < K; ++k) {
+                butterfly<double, Arch, 1>::apply(batch::load_unaligned(ps[k]), batch::load_unaligned(ps[k] + width), low_[0],
+                                                  e.v[k], o.v[k]);
+            }
+            pairs<K> out;
+            add_lifted_unchecked(e, o, out.hi, out.lo, fused_add{one_}, fused_sub{one_});
+            return out;
+        } else if constexpr (Count == 1) {
+            return fold_many<S - 1, width, K>(ps);
+        } else {
+            constexpr std::uint64_t half = (Count / 2) * elements_of<S>;
+            pairs<K> left;
+            pairs<K> right;
+            if constexpr (K < chains) {
+                std::array<const double*, 2 * K> both;
+                for (std::size_t k = 0; k < K; ++k) {
+                    both[2 * k] = ps[k];
+                    both[2 * k + 1] = ps[k] + half;
+                }
+                const pairs<2 * K> r = fold_many<S, Count / 2, 2 * K>(both);
+                for (std::size_t k = 0; k < K; ++k) {
+                    left.hi.v[k] = r.hi.v[2 * k];
+                    left.lo.v[k] = r.lo.v[2 * k];
+                    right.hi.v[k] = r.hi.v[2 * k + 1];
+                    right.lo.v[k] = r.lo.v[2 * k + 1];
+                }
+            } else {
+                std::array<const double*, K> next;
+                for (std::size_t k = 0; k < K; ++k) {
+                    next[k] = ps[k] + half;
+                }
+                left = fold_many<S, Count / 2, K>(ps);
+                right = fold_many<S, Count / 2, K>(next);
+            }
+            return step_many<Count / 2>(left, right);
         }
     }
 
