@@ -298,7 +298,9 @@ BOOST_AUTO_TEST_CASE(fast_path_fallback)
 {
     const double inf = std::numeric_limits<double>::infinity();
     const double big = std::numeric_limits<double>::max();
-    const std::uint64_t n = 4 * 4096 + 3 * 512 + 64 + 37; // every stratum of every width, and a rest
+    // every stratum of every width, and a rest; in cache and (over in_cache_values) streaming
+    const std::uint64_t small = 4 * 4096 + 3 * 512 + 64 + 37;
+    static_assert(small <= kernel::detail::accurate_block_kernel::in_cache_values);
     std::vector<std::pair<const char*, std::function<void(std::vector<double>&)>>> cases = {
         {"all -0", [](auto& xs) { std::fill(xs.begin(), xs.end(), -0.0); }},
         {"all +0", [](auto& xs) { std::fill(xs.begin(), xs.end(), 0.0); }},
@@ -320,10 +322,12 @@ BOOST_AUTO_TEST_CASE(fast_path_fallback)
         {"overflow", [big](auto& xs) { xs[100] = big; xs[101] = big; xs[102] = -big; xs[103] = -big; }},
         {"overflow then -inf", [big, inf](auto& xs) { xs[7000] = big; xs[7001] = big; xs[7100] = -inf; }},
     };
-    for (const auto& [name, make] : cases) {
-        auto xs = testing::mixed_values(17, n, false);
-        make(xs);
-        check_lifted_kernels(xs, testing::bytes_of(oracle_accurate(xs)), name);
+    for (const std::uint64_t n : {small, small + kernel::detail::accurate_block_kernel::in_cache_values}) {
+        for (const auto& [name, make] : cases) {
+            auto xs = testing::mixed_values(17, n, false);
+            make(xs);
+            check_lifted_kernels(xs, testing::bytes_of(oracle_accurate(xs)), std::string(name) + " N=" + std::to_string(n));
+        }
     }
 }
 
@@ -332,7 +336,7 @@ BOOST_AUTO_TEST_CASE(fast_path_fallback)
 BOOST_AUTO_TEST_CASE(kernels_give_the_tree)
 {
     for (const std::uint64_t n : {1ULL, 2ULL, 3ULL, 7ULL, 16ULL, 31ULL, 64ULL, 65ULL, 100ULL, 127ULL, 255ULL, 513ULL, 1023ULL,
-                                  4095ULL, 4097ULL, 70001ULL}) {
+                                  4095ULL, 4097ULL, 70001ULL, 140001ULL}) {
         auto xs = testing::mixed_values(n, n, false);
         if (n > 50) {
             xs[n / 2] = std::numeric_limits<double>::infinity();

@@ -221,10 +221,14 @@ namespace detail {
 /// The register part of accurate_simd<Arch> (src/kernel/accurate_ARCH.cpp, compiled with
 /// the architecture's flags): for each stratum s = 1 .. levels, fold[s - 1] folds one block
 /// of block[s - 1] = width^(s+1) values at p into `width` lane nodes (each over
-/// block / width consecutive values), written to hi[] and lo[].
+/// block / width consecutive values), written to hi[] and lo[]; fold_in_cache[s - 1] does the
+/// same with the same bits, faster on data in cache and slower on data streamed from memory.
 struct accurate_block_kernel {
     static constexpr int max_levels = 16;
-    void (*fold[max_levels])(const double* p, double* hi, double* lo); ///< per stratum
+    /// Nodes up to this many values take fold_in_cache (1 MiB: Zen 4's L2 per core).
+    static constexpr std::uint64_t in_cache_values = std::uint64_t{1} << 17;
+    void (*fold[max_levels])(const double* p, double* hi, double* lo);          ///< per stratum
+    void (*fold_in_cache[max_levels])(const double* p, double* hi, double* lo); ///< per stratum
     std::uint64_t block[max_levels];                                   ///< values per block
     int levels;                                                        ///< strata available
     std::size_t width;                                                 ///< lanes (at most 64)

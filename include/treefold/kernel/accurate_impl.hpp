@@ -26,6 +26,7 @@
 #include <type_traits>
 #include <utility>
 
+
 namespace treefold::kernel::detail {
 
 template <class Arch>
@@ -56,11 +57,13 @@ public:
         one_ = batch(one);
     }
 
-    /// The width lane nodes of the stratum-S block (W^(S+1) values) at p.
-    template <unsigned S>
+    /// The width lane nodes of the stratum-S block (W^(S+1) values) at p; Chains: the
+    /// independent subtrees the unchecked fold runs in lockstep (see multi): 2 for data in
+    /// cache, 1 with kernel::simd's streaming loads for data streamed from memory.
+    template <unsigned S, std::size_t Chains>
     void fold(const double* p, double* hi, double* lo)
     {
-        const auto m = fold_many<S, width, 1>(std::array<const double*, 1>{p});
+        const auto m = fold_many<S, width, 1, Chains>(std::array<const double*, 1>{p});
         pair r{m.hi.v[0], m.lo.v[0]};
         // A finite non-zero high part in every lane proves the unchecked fold exact; a NaN,
         // infinity or zero (rare: infinities, overflow, -0 leaves, exact cancellation) sends
@@ -100,7 +103,9 @@ private:
 
     /// K registers side by side: the unchecked fold runs K independent subtrees in
     /// lockstep, operation by operation, so the long dependency chains of TwoSum (each
-    /// step waits for the previous one) overlap instead of stalling the adders.
+    /// step waits for the previous one) overlap instead of stalling the adders. (At
+    /// N = 10^5 two chains are 10 % faster than one; streaming from memory they were 1.5x
+    /// slower, and lockstep inside the lowest stratum only gained nothing: doc/performance.md.)
     template <std::size_t K>
     struct multi {
         batch v[K];
@@ -213,9 +218,6 @@ private:
         }
     }
 
-    /// Independent subtrees folded in lockstep by the unchecked fold (see multi).
-    static constexpr std::size_t chains = 2;
-
     template <std::size_t K>
     struct pairs {
         multi<K> hi;
@@ -239,34 +241,41 @@ private:
         return out;
     }
 
-    /// fold_group<S, false, Count> at each of the K pointers, in lockstep; the halves of
-    /// each group join the lockstep until it is `chains` wide.
-    template <unsigned S, std::size_t Count, std::size_t K>
+    /// The unchecked fold_group<S, Count> at each of the K pointers, in lockstep; the halves
+    /// of each group join the lockstep until it is Chains wide.
+    template <unsigned S, std::size_t Count, std::size_t K, std::size_t Chains>
     pairs<K> fold_many(const std::array<const double*, K>& ps)
     {
         if constexpr (S == 1 && Count == 2) {
             multi<K> e;
             multi<K> o;
             for (std::size_t k = 0; k < K; ++k) {
-                butterfly<double, Arch, 1>::apply(batch::load_unaligned(ps[k]), batch::load_unaligned(ps[k] + width), low_[0],
-                                                  e.v[k], o.v[k]);
+                if constexpr (Chains == 1) {
+                    // kernel::simd's streaming load (two 256-bit halves on avx512f: no
+                    // cache-line split per load; the same lanes as load_unaligned)
+                    butterfly<double, Arch, 1>::apply(stream_load<double, Arch>(ps[k]), stream_load<double, Arch>(ps[k] + width),
+                                                      low_[0], e.v[k], o.v[k]);
+                } else {
+                    butterfly<double, Arch, 1>::apply(batch::load_unaligned(ps[k]), batch::load_unaligned(ps[k] + width), low_[0],
+                                                      e.v[k], o.v[k]);
+                }
             }
             pairs<K> out;
             add_lifted_unchecked(e, o, out.hi, out.lo, fused_add{one_}, fused_sub{one_});
             return out;
         } else if constexpr (Count == 1) {
-            return fold_many<S - 1, width, K>(ps);
+            return fold_many<S - 1, width, K, Chains>(ps);
         } else {
             constexpr std::uint64_t half = (Count / 2) * elements_of<S>;
             pairs<K> left;
             pairs<K> right;
-            if constexpr (K < chains) {
+            if constexpr (K < Chains) {
                 std::array<const double*, 2 * K> both;
                 for (std::size_t k = 0; k < K; ++k) {
                     both[2 * k] = ps[k];
                     both[2 * k + 1] = ps[k] + half;
                 }
-                const pairs<2 * K> r = fold_many<S, Count / 2, 2 * K>(both);
+                const pairs<2 * K> r = fold_many<S, Count / 2, 2 * K, Chains>(both);
                 for (std::size_t k = 0; k < K; ++k) {
                     left.hi.v[k] = r.hi.v[2 * k];
                     left.lo.v[k] = r.lo.v[2 * k];
@@ -278,8 +287,8 @@ private:
                 for (std::size_t k = 0; k < K; ++k) {
                     next[k] = ps[k] + half;
                 }
-                left = fold_many<S, Count / 2, K>(ps);
-                right = fold_many<S, Count / 2, K>(next);
+                left = fold_many<S, Count / 2, K, Chains>(ps);
+                right = fold_many<S, Count / 2, K, Chains>(next);
             }
             return step_many<Count / 2>(left, right);
         }
@@ -289,12 +298,13 @@ private:
     batch one_;
 };
 
-/// accurate_block_kernel::fold[S - 1] for Arch.
-template <class Arch, unsigned S>
+/// accurate_block_kernel::fold[S - 1] (Chains = 1) and fold_in_cache[S - 1] (Chains = 2)
+/// for Arch.
+template <class Arch, unsigned S, std::size_t Chains>
 void accurate_fold_block(const double* p, double* hi, double* lo)
 {
     accurate_folder<Arch> f;
-    f.template fold<S>(p, hi, lo);
+    f.template fold<S, Chains>(p, hi, lo);
 }
 
 template <class Arch, unsigned... Level>
@@ -303,7 +313,8 @@ accurate_block_kernel accurate_blocks_of(std::integer_sequence<unsigned, Level..
     using folder = accurate_folder<Arch>;
     static_assert(folder::strata <= accurate_block_kernel::max_levels);
     accurate_block_kernel k{};
-    ((k.fold[Level] = &accurate_fold_block<Arch, Level + 1>), ...);
+    ((k.fold[Level] = &accurate_fold_block<Arch, Level + 1, 1>), ...);
+    ((k.fold_in_cache[Level] = &accurate_fold_block<Arch, Level + 1, 2>), ...);
     ((k.block[Level] = std::uint64_t{1} << ((Level + 2) * std::countr_zero(folder::width))), ...);
     k.levels = static_cast<int>(folder::strata);
     k.width = folder::width;
