@@ -15,8 +15,10 @@ namespace detail {
 
 namespace {
 
-/// accurate_sum_blocks from stratum `level` down.
-double_double sum_from(const accurate_block_kernel& k, int level, const double* first, std::uint64_t len)
+/// accurate_sum_blocks from stratum `level` down, with the block folds `fold` (one of k's two
+/// tables).
+double_double sum_from(const accurate_block_kernel& k, void (*const* fold)(const double*, double*, double*), int level,
+                       const double* first, std::uint64_t len)
 {
     while (level >= 0 && k.block[level] > len) {
         --level;
@@ -34,7 +36,7 @@ double_double sum_from(const accurate_block_kernel& k, int level, const double* 
     double lo[64];
     double_double lane[64];
     for (std::uint64_t b = 0; b < blocks; ++b) {
-        k.fold[level](first + b * size, hi, lo);
+        fold[level](first + b * size, hi, lo);
         for (std::size_t l = 0; l < k.width; ++l) {
             lane[l] = {hi[l], lo[l]};
         }
@@ -54,7 +56,7 @@ double_double sum_from(const accurate_block_kernel& k, int level, const double* 
     // the scalar tree (the fold of its own nodes, all shorter than a block); the stack folds
     // right to left onto it (kernel::scalar's pass-through fold).
     const std::uint64_t rest = len - blocks * size;
-    double_double acc = rest > 0 ? sum_from(k, level - 1, first + blocks * size, rest) : stack.pop();
+    double_double acc = rest > 0 ? sum_from(k, fold, level - 1, first + blocks * size, rest) : stack.pop();
     while (!stack.empty()) {
         acc = op(stack.top(), acc);
         stack.pop();
@@ -67,7 +69,7 @@ double_double sum_from(const accurate_block_kernel& k, int level, const double* 
 double_double accurate_sum_blocks(const accurate_block_kernel& k, const double* first, std::uint64_t len)
 {
     assert(len > 0);
-    return sum_from(k, k.levels - 1, first, len);
+    return sum_from(k, len <= accurate_block_kernel::in_cache_values ? k.fold_in_cache : k.fold, k.levels - 1, first, len);
 }
 
 namespace {

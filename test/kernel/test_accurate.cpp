@@ -26,10 +26,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <random>
 #include <span>
+#include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 using namespace treefold;
@@ -83,6 +86,20 @@ void for_each_simd_kernel(F&& f)
     } else {
         BOOST_TEST_MESSAGE("SKIPPED: accurate_simd<avx512f> (the CPU lacks avx512f)");
     }
+}
+
+/// accurate_best and every accurate_simd<Arch> give `want`'s bits for xs, also with the data
+/// shifted in memory (every alignment of the blocks' loads).
+void check_lifted_kernels(const std::vector<double>& xs, const std::vector<unsigned char>& want, const std::string& label)
+{
+    const std::uint64_t n = xs.size();
+    BOOST_CHECK_MESSAGE(testing::bytes_of(kernel::accurate_best::sum(xs.data(), n)) == want, "best " << label);
+    for_each_simd_kernel([&]<class K>(K) {
+        BOOST_CHECK_MESSAGE(testing::bytes_of(K::sum(xs.data(), n)) == want, K::name << " " << label);
+        std::vector<double> shifted(n + 3);
+        std::copy(xs.begin(), xs.end(), shifted.begin() + 3);
+        BOOST_CHECK_MESSAGE(testing::bytes_of(K::sum(shifted.data() + 3, n)) == want, K::name << " shifted " << label);
+    });
 }
 
 } // namespace
@@ -202,26 +219,120 @@ BOOST_AUTO_TEST_CASE(lifted_pair)
     }
 }
 
+// The unchecked additions of the SIMD kernel's fast path: add_dd's bits wherever the sum of
+// the high parts is finite and not both high parts are -0; a NaN high part where that sum is
+// not finite and +0 for two -0 high parts (what the kernel's lane check catches); the same
+// with the split (fused) additions replaced by a functor doing + and -.
+BOOST_AUTO_TEST_CASE(unchecked_pair)
+{
+    const double inf = std::numeric_limits<double>::infinity();
+    const double big = std::numeric_limits<double>::max();
+    std::vector<double> pool = {0.0, -0.0, 1.0, -1.0, 1e16, -1e16, 0x1p-1074, -0x1p-1074, inf, -inf, big, -big, 0x1p-53, 3.0};
+    std::mt19937_64 rng(9);
+    std::uniform_int_distribution<int> expo(-1074, 1023);
+    std::uniform_real_distribution<double> mant(-2.0, 2.0);
+    for (int i = 0; i < 600; ++i) {
+        pool.push_back(std::ldexp(mant(rng), expo(rng) / (i % 4 + 1)));
+    }
+    // normalised double-doubles: pairs of pool values, and their negations (exact cancellation)
+    std::vector<double_double> dds;
+    for (std::size_t i = 0; i < pool.size(); ++i) {
+        double h = 0, l = 0;
+        kernel::detail::add_lifted(pool[i], pool[(i * 7 + 3) % pool.size()], h, l);
+        dds.push_back({h, l});
+        dds.push_back({-h, -l});
+        dds.push_back(double_double::lift(pool[i]));
+    }
+    const auto plus = [](double a, double b) { return a + b; };
+    const auto minus = [](double a, double b) { return a - b; };
+    int finite = 0;
+    for (std::size_t i = 0; i < dds.size(); ++i) {
+        for (std::size_t j = 0; j < dds.size(); j += (i < 48 ? 1 : 53)) {
+            const auto& a = dds[i];
+            const auto& b = dds[j];
+            double h1 = 0, l1 = 0, h2 = 0, l2 = 0, h3 = 0, l3 = 0;
+            kernel::detail::add_dd(a.hi, a.lo, b.hi, b.lo, h1, l1);
+            kernel::detail::add_dd_unchecked(a.hi, a.lo, b.hi, b.lo, h2, l2);
+            kernel::detail::add_dd_unchecked(a.hi, a.lo, b.hi, b.lo, h3, l3, plus, minus);
+            BOOST_CHECK(testing::bytes_of(h2) == testing::bytes_of(h3) && testing::bytes_of(l2) == testing::bytes_of(l3));
+            const double s = a.hi + b.hi;
+            if (!std::isfinite(s)) {
+                BOOST_CHECK_MESSAGE(std::isnan(h2), std::hexfloat << a.hi << " + " << b.hi << ": " << h2);
+            } else if (std::signbit(a.hi) && std::signbit(b.hi) && a.hi == 0 && b.hi == 0) {
+                BOOST_CHECK(h2 == 0 && !std::signbit(h2));
+            } else {
+                ++finite;
+                BOOST_CHECK_MESSAGE(testing::bytes_of(h1) == testing::bytes_of(h2) && testing::bytes_of(l1) == testing::bytes_of(l2),
+                                    std::hexfloat << "{" << a.hi << ", " << a.lo << "} + {" << b.hi << ", " << b.lo << "}");
+            }
+        }
+    }
+    BOOST_CHECK_GT(finite, 100000);
+    for (const double a : pool) {
+        for (const double b : pool) {
+            double h1 = 0, l1 = 0, h2 = 0, l2 = 0;
+            kernel::detail::add_lifted(a, b, h1, l1);
+            kernel::detail::add_lifted_unchecked(a, b, h2, l2);
+            const bool same = testing::bytes_of(h1) == testing::bytes_of(h2) && testing::bytes_of(l1) == testing::bytes_of(l2);
+            BOOST_CHECK_MESSAGE(std::isfinite(a + b) ? same : std::isnan(l2), std::hexfloat << a << " + " << b);
+        }
+    }
+}
+
+// The SIMD kernels fold each block unchecked and refold it guarded where a lane node comes out
+// non-finite or zero: blocks hitting that check in every way (-0 leaves over whole lanes and in
+// part of one, zeros, exact cancellation to zero with and without low parts, infinities, NaN,
+// overflow inside a lane that later cancels) give the oracle's bits, next to ordinary blocks.
+BOOST_AUTO_TEST_CASE(fast_path_fallback)
+{
+    const double inf = std::numeric_limits<double>::infinity();
+    const double big = std::numeric_limits<double>::max();
+    // every stratum of every width, and a rest; in cache and (over in_cache_values) streaming
+    const std::uint64_t small = 4 * 4096 + 3 * 512 + 64 + 37;
+    static_assert(small <= kernel::detail::accurate_block_kernel::in_cache_values);
+    std::vector<std::pair<const char*, std::function<void(std::vector<double>&)>>> cases = {
+        {"all -0", [](auto& xs) { std::fill(xs.begin(), xs.end(), -0.0); }},
+        {"all +0", [](auto& xs) { std::fill(xs.begin(), xs.end(), 0.0); }},
+        {"-0 and +0", [](auto& xs) { for (std::size_t i = 0; i < xs.size(); ++i) xs[i] = i % 3 ? -0.0 : 0.0; }},
+        {"-0 runs", [](auto& xs) {
+             std::fill(xs.begin() + 4096, xs.begin() + 4096 + 512, -0.0); // one whole lane of a block
+             std::fill(xs.begin() + 8192 + 64, xs.begin() + 8192 + 96, -0.0); // part of a lane
+             std::fill(xs.begin() + 12288, xs.begin() + 16384, -0.0); // a whole block
+         }},
+        {"cancel to 0", [](auto& xs) {
+             for (std::size_t i = 4096; i < 8192; i += 2) xs[i + 1] = -xs[i];
+         }},
+        {"cancel hi only", [](auto& xs) {
+             for (std::size_t i = 0; i < 1024; i += 4) { xs[i] = 1e16; xs[i + 1] = 1.0; xs[i + 2] = -1e16; xs[i + 3] = 0x1p-30; }
+         }},
+        {"inf", [inf](auto& xs) { xs[5000] = inf; }},
+        {"inf - inf", [inf](auto& xs) { xs[300] = inf; xs[301] = -inf; }},
+        {"NaN", [](auto& xs) { xs[9000] = std::numeric_limits<double>::quiet_NaN(); }},
+        {"overflow", [big](auto& xs) { xs[100] = big; xs[101] = big; xs[102] = -big; xs[103] = -big; }},
+        {"overflow then -inf", [big, inf](auto& xs) { xs[7000] = big; xs[7001] = big; xs[7100] = -inf; }},
+    };
+    for (const std::uint64_t n : {small, small + kernel::detail::accurate_block_kernel::in_cache_values}) {
+        for (const auto& [name, make] : cases) {
+            auto xs = testing::mixed_values(17, n, false);
+            make(xs);
+            check_lifted_kernels(xs, testing::bytes_of(oracle_accurate(xs)), std::string(name) + " N=" + std::to_string(n));
+        }
+    }
+}
+
 // Every lifted kernel gives the oracle's double-double bits (the tree over {x, 0} leaves),
 // and so do the generic kernels on stored double-doubles.
 BOOST_AUTO_TEST_CASE(kernels_give_the_tree)
 {
     for (const std::uint64_t n : {1ULL, 2ULL, 3ULL, 7ULL, 16ULL, 31ULL, 64ULL, 65ULL, 100ULL, 127ULL, 255ULL, 513ULL, 1023ULL,
-                                  4095ULL, 4097ULL, 70001ULL}) {
+                                  4095ULL, 4097ULL, 70001ULL, 140001ULL}) {
         auto xs = testing::mixed_values(n, n, false);
         if (n > 50) {
             xs[n / 2] = std::numeric_limits<double>::infinity();
         }
         const auto want = testing::bytes_of(oracle_accurate(xs));
         BOOST_CHECK_MESSAGE(testing::bytes_of(kernel::accurate_scalar::sum(xs.data(), n)) == want, "scalar N=" << n);
-        BOOST_CHECK_MESSAGE(testing::bytes_of(kernel::accurate_best::sum(xs.data(), n)) == want, "best N=" << n);
-        for_each_simd_kernel([&]<class K>(K) {
-            BOOST_CHECK_MESSAGE(testing::bytes_of(K::sum(xs.data(), n)) == want, K::name << " N=" << n);
-            // the same at every offset of the data in memory
-            std::vector<double> shifted(n + 3);
-            std::copy(xs.begin(), xs.end(), shifted.begin() + 3);
-            BOOST_CHECK_MESSAGE(testing::bytes_of(K::sum(shifted.data() + 3, n)) == want, K::name << " shifted N=" << n);
-        });
+        check_lifted_kernels(xs, want, "N=" + std::to_string(n));
         const auto dd = lifted(xs);
         ops::accurate_plus op;
         BOOST_CHECK_MESSAGE(testing::bytes_of(kernel::scalar::reduce_node(dd.data(), n, op)) == want, "stored N=" << n);

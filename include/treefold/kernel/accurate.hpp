@@ -26,6 +26,7 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <type_traits>
 
 namespace treefold {
@@ -99,6 +100,43 @@ constexpr void add_lifted(const V& a, const V& b, V& h, V& l)
     } else {
         l = select((h - h) == V(0.0), e + V(0.0), V(0.0));
     }
+}
+
+/// two_sum with half of its additions through `add` and `sub`, which must give the bits of
+/// + and - (the SIMD kernel passes fused multiply-adds by 1.0, run on other units than the
+/// adders): the same steps, the same bits.
+template <class V, class Add, class Sub>
+constexpr void two_sum_split(const V& a, const V& b, V& s, V& e, Add add, Sub sub)
+{
+    s = a + b;
+    const V b_virtual = sub(s, a);
+    const V a_virtual = s - b_virtual;
+    e = add(sub(a, a_virtual), b - b_virtual);
+}
+
+/// add_dd without its guards: two TwoSums and two additions (14 operations instead of 22).
+/// The same bits as add_dd wherever ah + bh is finite and not both high parts are -0: there
+/// add_dd keeps {s2, l2}, or gives {s, +0} with s = +0, which is {s2, l2} too. Elsewhere the
+/// error terms turn a non-finite s into a NaN high part, which stays NaN through every later
+/// unchecked addition, and two -0 high parts give +0, which differs from add_dd's -0 only
+/// through subtrees of -0 leaves alone (doc/design.md, "The unchecked fast path").
+/// `add` and `sub` as in two_sum_split.
+template <class V, class Add = std::plus<>, class Sub = std::minus<>>
+constexpr void add_dd_unchecked(const V& ah, const V& al, const V& bh, const V& bl, V& h, V& l, Add add = {}, Sub sub = {})
+{
+    V s;
+    V e;
+    two_sum_split(ah, bh, s, e, add, sub);
+    two_sum_split(s, add(e, al + bl), h, l, add, sub);
+}
+
+/// add_lifted without its guard: where a + b is finite its bits; elsewhere l is NaN.
+template <class V, class Add = std::plus<>, class Sub = std::minus<>>
+constexpr void add_lifted_unchecked(const V& a, const V& b, V& h, V& l, Add add = {}, Sub sub = {})
+{
+    V e;
+    two_sum_split(a, b, h, e, add, sub);
+    l = e + V(0.0);
 }
 
 } // namespace kernel::detail
@@ -183,10 +221,14 @@ namespace detail {
 /// The register part of accurate_simd<Arch> (src/kernel/accurate_ARCH.cpp, compiled with
 /// the architecture's flags): for each stratum s = 1 .. levels, fold[s - 1] folds one block
 /// of block[s - 1] = width^(s+1) values at p into `width` lane nodes (each over
-/// block / width consecutive values), written to hi[] and lo[].
+/// block / width consecutive values), written to hi[] and lo[]; fold_in_cache[s - 1] does the
+/// same with the same bits, faster on data in cache and slower on data streamed from memory.
 struct accurate_block_kernel {
     static constexpr int max_levels = 16;
-    void (*fold[max_levels])(const double* p, double* hi, double* lo); ///< per stratum
+    /// Nodes up to this many values take fold_in_cache (1 MiB: Zen 4's L2 per core).
+    static constexpr std::uint64_t in_cache_values = std::uint64_t{1} << 17;
+    void (*fold[max_levels])(const double* p, double* hi, double* lo);          ///< per stratum
+    void (*fold_in_cache[max_levels])(const double* p, double* hi, double* lo); ///< per stratum
     std::uint64_t block[max_levels];                                   ///< values per block
     int levels;                                                        ///< strata available
     std::size_t width;                                                 ///< lanes (at most 64)
