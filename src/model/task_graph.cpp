@@ -28,6 +28,26 @@ void require_rank(int rank, int ranks, const char* what)
 
 bool finite_nonnegative(double x) { return std::isfinite(x) && x >= 0; }
 
+/// A send (on `rank`, to `peer`) or a receive (on `rank`, from `peer`), both ranks checked.
+task message_task(task_kind kind, int rank, int peer, int ranks, std::uint64_t bytes, std::vector<std::size_t> after)
+{
+    const bool sends = kind == task_kind::send;
+    require_rank(rank, ranks, sends ? "send from" : "receive on");
+    require_rank(peer, ranks, sends ? "send to" : "receive from");
+    if (rank == peer) {
+        throw std::invalid_argument("treefold: rank " + std::to_string(rank) +
+                                    (sends ? " cannot send to itself" : " cannot receive from itself") +
+                                    " in a task graph");
+    }
+    task t;
+    t.kind = kind;
+    t.rank = rank;
+    t.peer = peer;
+    t.bytes = bytes;
+    t.after = std::move(after);
+    return t;
+}
+
 } // namespace
 
 task_graph::task_graph(int ranks) : ranks_(ranks)
@@ -65,33 +85,12 @@ std::size_t task_graph::compute(int rank, double duration, std::vector<std::size
 
 std::size_t task_graph::send(int from, int to, std::uint64_t bytes, std::vector<std::size_t> after)
 {
-    require_rank(from, ranks_, "send from");
-    require_rank(to, ranks_, "send to");
-    if (from == to) {
-        throw std::invalid_argument("treefold: rank " + std::to_string(from) + " cannot send to itself in a task graph");
-    }
-    task t;
-    t.kind = task_kind::send;
-    t.rank = from;
-    t.peer = to;
-    t.bytes = bytes;
-    t.after = std::move(after);
-    return add(std::move(t));
+    return add(message_task(task_kind::send, from, to, ranks_, bytes, std::move(after)));
 }
 
 std::size_t task_graph::receive(int to, int from, std::vector<std::size_t> after)
 {
-    require_rank(to, ranks_, "receive on");
-    require_rank(from, ranks_, "receive from");
-    if (from == to) {
-        throw std::invalid_argument("treefold: rank " + std::to_string(to) + " cannot receive from itself in a task graph");
-    }
-    task t;
-    t.kind = task_kind::receive;
-    t.rank = to;
-    t.peer = from;
-    t.after = std::move(after);
-    return add(std::move(t));
+    return add(message_task(task_kind::receive, to, from, ranks_, 0, std::move(after)));
 }
 
 void task_graph::matched()

@@ -3,11 +3,7 @@
 # Usage: check_bench.sh <reduction_bench> <message_counts> <mpiexec> <psllh data dir (may be absent)>
 set -u
 bench="$1"; counts="$2"; mpiexec="$3"; data="$4"
-work="$(mktemp -d)"; trap 'rm -rf "$work"' EXIT
-mpirun=("$mpiexec" --oversubscribe --mca mpi_yield_when_idle 1)
-failures=0; passes=0
-pass() { passes=$((passes + 1)); }
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+source "$(dirname "${BASH_SOURCE[0]}")/../support/checks.sh"
 header="machine,p,oversubscribed,n,dataset,mode,distribution,exchange,reps,median_us,p1_us,p99_us,messages,bytes,result,result_bits"
 
 # 1. The CSV: header, one row per method, numbers where numbers belong.
@@ -70,5 +66,4 @@ for args in "--bogus" "--n 0" "--kind nope" "--reps 4 --discard 2" "--modes tree
   [[ $(grep -c '^reduction_bench: ' "$work/err") == 1 ]] && pass || fail "'$args': $(cat "$work/err")"
 done
 
-echo "$passes passed, $failures failed"
-[[ $failures == 0 ]]
+finish bench

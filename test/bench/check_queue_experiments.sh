@@ -4,11 +4,7 @@
 # Usage: check_queue_experiments.sh <queue_experiments> <mpiexec>
 set -u
 bench="$1"; mpiexec="$2"
-work="$(mktemp -d)"; trap 'rm -rf "$work"' EXIT
-mpirun=("$mpiexec" --oversubscribe --mca mpi_yield_when_idle 1)
-failures=0; passes=0
-pass() { passes=$((passes + 1)); }
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+source "$(dirname "${BASH_SOURCE[0]}")/../support/checks.sh"
 lines() { grep -c . "$1"; }
 
 # 1. Latency: one summary row per (size, mode), one raw row per (size, mode, block).
@@ -47,5 +43,4 @@ check_bad "unknown mode" --modes rma_queue,carrier_pigeon
 check_bad "multiple of 8" --experiment scaling --slot-bytes 12 --reps 1
 check_bad "positive" --experiment scaling --reps 0
 
-echo "check_queue_experiments: $passes passed, $failures failed"
-[[ $failures == 0 ]]
+finish check_queue_experiments

@@ -4,11 +4,7 @@
 # Usage: check_virtual_ranks.sh <reproducibility_sweep> <mpiexec>
 set -u
 sweep="$1"; mpiexec="$2"
-work="$(mktemp -d)"; trap 'rm -rf "$work"' EXIT
-mpirun=("$mpiexec" --oversubscribe --mca mpi_yield_when_idle 1)
-failures=0; passes=0
-pass() { passes=$((passes + 1)); }
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+source "$(dirname "${BASH_SOURCE[0]}")/../support/checks.sh"
 
 for dist in even-lower aligned:0.5; do
   input=(--n 3001 --kind mixed --distribution "$dist")
@@ -46,5 +42,4 @@ done
 "$sweep" --n 10 --virtual 0 >/dev/null 2>"$work/err"; rc=$?
 [[ $rc == 2 ]] && grep -q "bad p" "$work/err" && pass || fail "--virtual 0: exit $rc, '$(cat "$work/err")'"
 
-echo "check_virtual_ranks: $passes passed, $failures failed"
-[[ $failures == 0 ]]
+finish check_virtual_ranks

@@ -5,10 +5,7 @@
 # Usage: check_build_bits.sh <treefold binary A> <treefold binary B> <mpiexec> <psllh data dir>
 set -u
 a="$1"; b="$2"; mpiexec="$3"; data="$4"
-mpirun=("$mpiexec" --oversubscribe --mca mpi_yield_when_idle 1)
-failures=0; passes=0
-pass() { passes=$((passes + 1)); }
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+source "$(dirname "${BASH_SOURCE[0]}")/../support/checks.sh"
 bits() { # bits <tool> <p> <args...>: the tree sum bits rank 0 prints
   local tool="$1" p="$2"; shift 2
   "${mpirun[@]}" -n "$p" "$tool" sum "$@" 2>&1 | sed -n 's/^tree sum bits *: *//p'
@@ -26,5 +23,4 @@ for input in "${inputs[@]}"; do
     [[ -z "$want" || "$x" == "$want" ]] && pass || fail "$name at p=$p: '$x', reference '$want'"
   done
 done
-echo "check_build_bits: $passes passed, $failures failed"
-[[ $failures -eq 0 ]]
+finish check_build_bits

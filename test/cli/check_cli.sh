@@ -3,11 +3,7 @@
 # Usage: check_cli.sh <treefold binary> <mpiexec> <psllh data dir (may be absent)> [<version>]
 set -u
 tool="$1"; mpiexec="$2"; data="$3"; version="${4:-}"
-work="$(mktemp -d)"; trap 'rm -rf "$work"' EXIT
-mpirun=("$mpiexec" --oversubscribe --mca mpi_yield_when_idle 1)
-failures=0; passes=0
-pass() { passes=$((passes + 1)); }
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+source "$(dirname "${BASH_SOURCE[0]}")/../support/checks.sh"
 
 bits_at() { # bits_at <p> <args...>: the tree sum bits printed by rank 0
   local p="$1"; shift
@@ -159,5 +155,4 @@ printf '1e-400\n3e-310\ninf\n' > "$work/small.txt"
 got="$(bits_at 2 "$work/small.txt" --repeat 1)"
 [[ "$got" == 7FF0000000000000 ]] && pass || fail "underflow and a written inf must be accepted: '$got'"
 
-echo "cli: $passes passed, $failures failed"
-[[ $failures -eq 0 ]]
+finish cli

@@ -273,6 +273,8 @@ BOOST_AUTO_TEST_CASE(invalid_graphs_are_named)
 {
     model::task_graph g(3);
     BOOST_CHECK(throws_with([&] { g.send(1, 1, 8); }, "rank 1 cannot send to itself"));
+    BOOST_CHECK(throws_with([&] { g.receive(2, 2); }, "rank 2 cannot receive from itself"));
+    BOOST_CHECK(throws_with([&] { g.send(0, 3, 8); }, "send to rank 3 is outside 0..2"));
     BOOST_CHECK(throws_with([&] { g.receive(5, 0); }, "rank 5 is outside 0..2"));
     BOOST_CHECK(throws_with([&] { g.compute(0, -1.0); }, "duration"));
     BOOST_CHECK(throws_with([&] { g.compute(0, 1.0, {7}); }, "task 7 does not exist"));
