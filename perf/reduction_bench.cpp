@@ -68,6 +68,9 @@ struct method {
     std::function<net::counters()> counts; // empty: MPI hides them
 };
 
+/// The exchanges the rows mode runs (row_reducer takes exchange::direct and exchange::tree).
+bool row_exchange(const std::string& name) { return name == "direct" || name == "binomial"; }
+
 bool selected(const std::vector<std::string>& list, const std::string& name)
 {
     return std::find(list.begin(), list.end(), name) != list.end();
@@ -160,8 +163,16 @@ int main(int argc, char** argv)
         for (const auto& e : perf::split_list(exchanges_arg)) {
             exchange::visit_by_name(e, [](auto) {}); // throws naming the known exchanges
         }
-        if (selected(perf::split_list(modes_arg), "rows") && (!synthetic || width == 0)) {
-            throw std::invalid_argument("the rows mode needs synthetic input (--n, --kind) and --width > 0");
+        if (selected(perf::split_list(modes_arg), "rows")) {
+            if (!synthetic || width == 0) {
+                throw std::invalid_argument("the rows mode needs synthetic input (--n, --kind) and --width > 0");
+            }
+            for (const auto& e : perf::split_list(exchanges_arg)) {
+                if (!row_exchange(e)) {
+                    throw std::invalid_argument("the rows mode takes the exchanges direct and binomial (row_reducer's), not '" +
+                                                e + "'");
+                }
+            }
         }
     } catch (const std::exception& e) {
         if (world.rank() == 0) {
@@ -234,10 +245,10 @@ int main(int argc, char** argv)
         if (selected(modes, "rows")) { // row_reducer takes the direct and the tree exchanges
             const auto b = l.block_of(world.rank());
             row_locals.push_back(io::synthetic_values(*synthetic, b.start * width, b.count * width));
-            for (const auto& e : exchanges) {
+            for (const auto& e : exchanges) { // only direct and binomial: checked with the options
                 if (e == "direct") {
                     methods.push_back(rows_method<exchange::direct>(e, world, l, width, row_locals.back()));
-                } else if (e == "binomial") {
+                } else {
                     methods.push_back(rows_method<exchange::tree<>>(e, world, l, width, row_locals.back()));
                 }
             }

@@ -58,8 +58,16 @@ for dist in even-lower power-of-two; do
   [[ -n "$measured" && "$measured" == "$planned" ]] && pass || fail "$dist: measured '$measured', plan '$planned'"
 done
 
-# 5. Bad options: exit code 2 on every rank, one message.
-for args in "--bogus" "--n 0" "--kind nope" "--reps 4 --discard 2" "--modes treefold,turbo" "$work/missing.binpsllh"; do
+# 5. The rows mode: one row per exchange it takes, the same column-sum bits for both.
+out="$("${mpirun[@]}" -n 3 "$bench" --n 301 --kind mixed --modes rows --width 3 --exchanges direct,binomial \
+       --reps 4 --discard 1 2>"$work/err")" || fail "rows mode failed: $(cat "$work/err")"
+rows_bits=$(awk -F, '$6 ~ /^rows_k/ { print $16 }' <<<"$out" | sort -u)
+[[ $(awk -F, '$6 ~ /^rows_k/' <<<"$out" | wc -l) == 2 && $(wc -l <<<"$rows_bits") == 1 ]] && pass \
+  || fail "rows mode rows: $out"
+
+# 6. Bad options: exit code 2 on every rank, one message.
+for args in "--bogus" "--n 0" "--kind nope" "--reps 4 --discard 2" "--modes treefold,turbo" "$work/missing.binpsllh" \
+            "--modes rows --width 3 --exchanges direct,fibonacci" "--modes rows --width 0"; do
   timeout 60 "${mpirun[@]}" -n 2 "$bench" $args >/dev/null 2>"$work/err"
   rc=$?
   [[ $rc == 2 ]] && pass || fail "'$args' exited $rc (want 2)"
