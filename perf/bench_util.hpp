@@ -2,7 +2,10 @@
 // Shared by the MPI benchmark programs: robust statistics and the machine description.
 
 #include <algorithm>
+#include <cctype>
 #include <cstddef>
+#include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <unistd.h>
@@ -40,6 +43,33 @@ inline std::vector<std::string> split_list(const std::string& text)
             out.push_back(text.substr(begin, comma - begin));
         }
         begin = comma + 1;
+    }
+    return out;
+}
+
+/// The items of a comma-separated list of unsigned integers, all digits each (so "-1", "2x"
+/// and "" are refused with std::invalid_argument naming `option`, instead of wrapping or
+/// stopping at the first bad character as std::stoul does).
+inline std::vector<std::uint64_t> unsigned_list(const std::string& list, const std::string& option)
+{
+    std::vector<std::uint64_t> out;
+    for (const auto& item : split_list(list)) {
+        std::size_t used = 0;
+        unsigned long long v = 0;
+        if (std::isdigit(static_cast<unsigned char>(item.front())) != 0) {
+            try {
+                v = std::stoull(item, &used);
+            } catch (const std::exception&) {
+                used = 0; // out of range
+            }
+        }
+        if (used == 0 || used != item.size()) {
+            throw std::invalid_argument(option + ": '" + item + "' is not an unsigned integer");
+        }
+        out.push_back(v);
+    }
+    if (out.empty()) {
+        throw std::invalid_argument(option + ": empty list");
     }
     return out;
 }

@@ -152,18 +152,8 @@ int main(int argc, char** argv)
             sizes.merge(sweep_sizes(p));
         }
         for (const auto& arg : dense_args) {
-            for (const auto& item : treefold::perf::split_list(arg)) {
-                std::size_t used = 0;
-                unsigned long i = 0;
-                try {
-                    i = std::stoul(item, &used);
-                } catch (const std::exception&) {
-                    used = 0;
-                }
-                if (used == 0 || used != item.size()) {
-                    throw std::invalid_argument("bad --dense exponent '" + item + "'");
-                }
-                sizes.merge(dense_sizes(p, static_cast<unsigned>(i)));
+            for (const auto i : treefold::perf::unsigned_list(arg, "--dense")) {
+                sizes.merge(dense_sizes(p, static_cast<unsigned>(std::min<std::uint64_t>(i, 1000)))); // refused above 40
             }
         }
         for (const auto& e : treefold::perf::split_list(exchanges_arg)) {

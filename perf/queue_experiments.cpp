@@ -50,6 +50,21 @@ public:
     virtual std::size_t receive(std::vector<std::byte>& buffer) = 0;
     /// Bytes of per-process queue memory the mode allocates up front.
     virtual std::size_t window_bytes() const { return 0; }
+    /// Sends `messages` copies of `payload` to every other rank of p and receives theirs:
+    /// all sends, then receives until every message has arrived.
+    virtual void all_to_all(int rank, int p, int messages, const std::vector<std::byte>& payload,
+                            std::vector<std::byte>& buffer)
+    {
+        for (int m = 0; m < messages; ++m) {
+            for (int k = 1; k < p; ++k) {
+                send((rank + k) % p, static_cast<std::uint64_t>(m), payload);
+            }
+        }
+        const auto expected = static_cast<std::size_t>(messages) * static_cast<std::size_t>(p - 1);
+        for (std::size_t got = 0; got < expected;) {
+            got += receive(buffer);
+        }
+    }
 };
 
 template <class Queue>
@@ -96,6 +111,24 @@ public:
         MPI_Recv(buffer.data(), static_cast<int>(buffer.size()), MPI_BYTE, MPI_ANY_SOURCE, 0, comm_,
                  MPI_STATUS_IGNORE);
         return 1;
+    }
+    /// Posts every receive first: blocking sends to all before any receive could deadlock
+    /// above the eager limit.
+    void all_to_all(int rank, int p, int messages, const std::vector<std::byte>& payload,
+                    std::vector<std::byte>& buffer) override
+    {
+        std::vector<std::vector<std::byte>> in(static_cast<std::size_t>(messages) * static_cast<std::size_t>(p - 1),
+                                               buffer);
+        std::vector<MPI_Request> req(in.size());
+        for (std::size_t i = 0; i < in.size(); ++i) {
+            MPI_Irecv(in[i].data(), static_cast<int>(buffer.size()), MPI_BYTE, MPI_ANY_SOURCE, 0, comm_, &req[i]);
+        }
+        for (int m = 0; m < messages; ++m) {
+            for (int k = 1; k < p; ++k) {
+                send((rank + k) % p, 0, payload);
+            }
+        }
+        MPI_Waitall(static_cast<int>(req.size()), req.data(), MPI_STATUSES_IGNORE);
     }
 
 private:
@@ -207,34 +240,7 @@ void all_to_all(const mpi::communicator& world, const options& o, channel& ch)
 {
     const std::vector<std::byte> payload(static_cast<std::size_t>(o.bytes), std::byte{5});
     std::vector<std::byte> buffer(static_cast<std::size_t>(o.bytes));
-    const int p = world.size();
-    const auto expected = static_cast<std::size_t>(o.messages) * static_cast<std::size_t>(p - 1);
-    if (dynamic_cast<sendrecv_channel*>(&ch) != nullptr) {
-        // Post every receive first: blocking sends to all before any receive could deadlock
-        // above the eager limit.
-        std::vector<std::vector<std::byte>> in(expected, buffer);
-        std::vector<MPI_Request> req;
-        for (auto& b : in) {
-            req.emplace_back();
-            MPI_Irecv(b.data(), o.bytes, MPI_BYTE, MPI_ANY_SOURCE, 0, world, &req.back());
-        }
-        for (int m = 0; m < o.messages; ++m) {
-            for (int k = 1; k < p; ++k) {
-                ch.send((world.rank() + k) % p, 0, payload);
-            }
-        }
-        MPI_Waitall(static_cast<int>(req.size()), req.data(), MPI_STATUSES_IGNORE);
-    } else {
-        for (int m = 0; m < o.messages; ++m) {
-            for (int k = 1; k < p; ++k) {
-                ch.send((world.rank() + k) % p, static_cast<std::uint64_t>(m), payload);
-            }
-        }
-        std::size_t got = 0;
-        while (got < expected) {
-            got += ch.receive(buffer);
-        }
-    }
+    ch.all_to_all(world.rank(), world.size(), o.messages, payload, buffer);
     world.barrier();
 }
 
@@ -353,8 +359,8 @@ int run(int argc, char** argv, const mpi::communicator& world)
     }
     o.modes = perf::split_list(modes);
     o.yield = o.yield || perf::oversubscribed(world.size());
-    for (const auto& s : perf::split_list(sizes)) {
-        o.sizes.push_back(std::stoul(s));
+    for (const auto s : perf::unsigned_list(sizes, "--sizes")) {
+        o.sizes.push_back(static_cast<std::size_t>(s));
     }
     if (o.slots == 0) {
         // The thesis's queues had 1024 slots a half; more when the largest payload needs them.

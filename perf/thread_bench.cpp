@@ -16,6 +16,7 @@
 
 #include <boost/program_options.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cinttypes>
 #include <cstdint>
@@ -43,22 +44,9 @@ using namespace treefold;
 /// The positive integers of a comma-separated list; throws naming `option` on anything else.
 std::vector<std::uint64_t> numbers(const std::string& list, const char* option)
 {
-    std::vector<std::uint64_t> out;
-    for (const auto& item : perf::split_list(list)) {
-        std::size_t used = 0;
-        unsigned long long v = 0;
-        try {
-            v = std::stoull(item, &used);
-        } catch (const std::exception&) {
-            used = 0;
-        }
-        if (used != item.size() || v == 0 || item.front() == '-') {
-            throw std::invalid_argument(std::string(option) + ": '" + item + "' is not a positive integer");
-        }
-        out.push_back(v);
-    }
-    if (out.empty()) {
-        throw std::invalid_argument(std::string(option) + ": empty list");
+    auto out = perf::unsigned_list(list, option);
+    if (std::find(out.begin(), out.end(), 0) != out.end()) {
+        throw std::invalid_argument(std::string(option) + ": '0' is not a positive integer");
     }
     return out;
 }

@@ -74,4 +74,11 @@ for args in "--bogus" "--n 0" "--kind nope" "--reps 4 --discard 2" "--modes tree
   [[ $(grep -c '^reduction_bench: ' "$work/err") == 1 ]] && pass || fail "'$args': $(cat "$work/err")"
 done
 
+# message_counts refuses a bad --dense exponent (negative, not a number, above 40) with exit 2.
+for dense in -1 2x 41 18446744073709551617; do
+  "$counts" --p 3 --dense "$dense" >/dev/null 2>"$work/err"
+  rc=$?
+  [[ $rc == 2 ]] && grep -q -- "--dense" "$work/err" && pass || fail "--dense $dense exited $rc: $(cat "$work/err")"
+done
+
 finish bench

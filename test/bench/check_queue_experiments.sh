@@ -36,11 +36,12 @@ check_bad() { # check_bad <what the message names> <args...>
   shift
   "${mpirun[@]}" -n 2 "$bench" "$@" >/dev/null 2>"$work/err"
   local rc=$?
-  [[ $rc == 2 ]] && grep -q "$want" "$work/err" && pass || fail "$* gave exit $rc and '$(cat "$work/err")'"
+  [[ $rc == 2 ]] && grep -qF -- "$want" "$work/err" && pass || fail "$* gave exit $rc and '$(cat "$work/err")'"
 }
 check_bad "unknown --experiment" --experiment nope
 check_bad "unknown mode" --modes rma_queue,carrier_pigeon
 check_bad "multiple of 8" --experiment scaling --slot-bytes 12 --reps 1
 check_bad "positive" --experiment scaling --reps 0
+check_bad "--sizes: '-1' is not an unsigned integer" --experiment latency --sizes 16,-1
 
 finish check_queue_experiments
