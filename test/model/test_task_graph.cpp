@@ -283,6 +283,17 @@ BOOST_AUTO_TEST_CASE(invalid_graphs_are_named)
     g.receive(2, 0);
     BOOST_CHECK(throws_with([&] { g.matched(); }, "rank 0 sends 2 messages to rank 2, which receives 1"));
     BOOST_CHECK(throws_with([] { model::task_graph bad(0); }, "at least one rank"));
+    // Each rank receives before it sends: a deadlock, which the simulation reports as a cycle.
+    model::task_graph dead(2);
+    dead.send(0, 1, 8, {dead.receive(0, 1)});
+    dead.send(1, 0, 8, {dead.receive(1, 0)});
+    const model::pipelining_network free_net(model::params{1.0, 0.5});
+    BOOST_CHECK_EXCEPTION(model::simulate_graph(dead, free_net), std::logic_error, [](const std::logic_error& e) {
+        return std::string(e.what()).find("cycle (4 tasks never ran)") != std::string::npos;
+    });
+    // A timeline drawn with another graph is refused.
+    std::ostringstream svg;
+    BOOST_CHECK(throws_with([&] { model::write_svg(svg, dead, model::timeline{}); }, "timeline of this task graph"));
     BOOST_CHECK(throws_with([] { model::size_aware_network bad(model::flight_size_params{1, 0, 0, 1, 0}); }, "alpha_r"));
 }
 
