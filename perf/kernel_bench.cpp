@@ -8,6 +8,7 @@
 // and its ratio to the ceiling and to std::accumulate measured in the same run, then the
 // same as CSV (machine, p, N, mode, repetitions, median, p1, p99, ratios, CPU-time median).
 // Medians are of wall time per element; on a shared machine compare the CPU-time column too.
+#include "baselines.hpp"
 #include "bench_util.hpp"
 #include "treefold/kernel/dispatch.hpp"
 
@@ -22,10 +23,6 @@
 #include <random>
 #include <string>
 #include <vector>
-
-namespace treefold::perf {
-double fastmath_sum(const double* x, std::size_t n);
-}
 
 namespace {
 

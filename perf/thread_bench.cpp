@@ -10,6 +10,7 @@
 // timed call follows an untimed one of the same mode (warm caches for N = 2^21, 16 MB). Prints per (N, t, mode) the median time,
 // GB/s (8 N bytes read per call), the ratio to the ceiling at the same t and the speedup over
 // t = 1, then the same as CSV, then the result's bits at every t (the same for the tree).
+#include "baselines.hpp"
 #include "bench_util.hpp"
 #include "treefold/kernel/dispatch.hpp"
 #include "treefold/kernel/threads.hpp"
@@ -32,10 +33,6 @@
 #include <string>
 #include <tuple>
 #include <vector>
-
-namespace treefold::perf {
-double fastmath_sum(const double* x, std::size_t n);
-}
 
 namespace {
 

@@ -261,12 +261,14 @@ size_params read_size_calibration(std::istream& in, const std::string& name)
         std::string key;
         ls >> key;
         if (key == "eager_limit") {
-            std::uint64_t v = 0;
-            if (!(ls >> v)) {
+            // Digits only: `>>` into an unsigned would take -1 (wrapped: no step) and 4096.5 (as 4096).
+            std::string v;
+            ls >> v;
+            if (v.empty() || v.size() > 19 || v.find_first_not_of("0123456789") != std::string::npos) {
                 throw std::runtime_error("treefold: calibration file '" + name +
-                                         "': eager_limit needs a whole number of bytes");
+                                         "': eager_limit needs a whole number of bytes, not '" + v + "'");
             }
-            out.eager_limit = v;
+            out.eager_limit = std::stoull(v);
         } else if (key == "beta") {
             ls >> out.beta; // read_calibration has checked that a number follows
         } else if (key == "rendezvous_p") {

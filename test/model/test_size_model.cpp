@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <limits>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -207,5 +208,12 @@ BOOST_AUTO_TEST_CASE(size_calibration_file_round_trips)
         std::fclose(f);
     }
     BOOST_CHECK_THROW(model::read_size_calibration(path), std::runtime_error);
+    // Neither a negative nor a fractional eager limit is read as some other whole number.
+    for (const char* limit : {"-1", "4096.5", "99999999999999999999"}) {
+        std::istringstream in(std::string("alpha_p 1\nalpha_r 1\neager_limit ") + limit + "\n");
+        BOOST_CHECK_EXCEPTION(model::read_size_calibration(in, "t"), std::runtime_error, [&](const std::runtime_error& e) {
+            return std::string(e.what()).find(std::string("not '") + limit + "'") != std::string::npos;
+        });
+    }
     std::filesystem::remove(path);
 }

@@ -90,7 +90,8 @@ struct size_fit {
 size_fit fit_size_model(const std::vector<size_sample>& samples, double min_gain = 0.05);
 
 /// size_params stored in a calibration file: read_calibration's α_p and α_r, and the optional
-/// lines `beta`, `eager_limit`, `rendezvous_p`, `rendezvous_r` (absent: β = 0, no step).
+/// lines `beta`, `eager_limit` (whole bytes), `rendezvous_p`, `rendezvous_r`,
+/// `rendezvous_beta` (absent: β = 0, no step).
 /// Errors as read_calibration, and size_params::check.
 size_params read_size_calibration(const std::string& path);
 /// read_size_calibration from a stream; `name` is what messages call it.
