@@ -74,14 +74,16 @@ int run_simulate(const std::vector<std::string>& args, int& /*argc*/, char**& /*
     std::string svg_dir;
     int lanes = 64;
     bool csv = false;
+    std::string exchange_help = "simulate this exchange (repeatable; 'all' for every one):";
+    for (const auto name : model::simulated_exchanges) { // the one list of simulated exchanges
+        exchange_help += (exchange_help.back() == ':' ? " " : ", ") + std::string(name);
+    }
     po::options_description desc("treefold simulate options");
     desc.add_options()
         ("p", po::value(&p)->required(), "number of ranks p (1..65536)")
         ("n", po::value(&n)->default_value(0), "number of values N (frontier sizes and local work; default p)")
         ("distribution", po::value(&dist), "layout of the N values (default even-upper, the reducer's)")
-        ("exchange", po::value(&exchanges)->composing(),
-         "simulate this exchange (repeatable; 'all' for every one): direct, binomial, fibonacci, binary, "
-         "truncated_fibonacci, truncated_binary, mary4, mary8, schedule_rd")
+        ("exchange", po::value(&exchanges)->composing(), exchange_help.c_str())
         ("schedule", po::value(&schedules)->composing(), "simulate this allreduce schedule of scalars (text form; repeatable)")
         ("model", po::value(&model_name), "network model: pipelining (default), loggp, size")
         ("alpha-p", po::value(&pipe.alpha_p), "pipelining/size: latency (us; default 0.88)")

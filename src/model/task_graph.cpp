@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <ostream>
 #include <queue>
@@ -437,15 +438,18 @@ task_graph direct_graph(const layout::block_layout& layout, const work_costs& wo
 
 namespace {
 
+/// The local work of the q-th block in index order: per_element times its values.
+std::function<double(int)> local_work(const layout::block_layout& layout, const work_costs& work)
+{
+    return [order = layout.index_order(), &layout, &work](int q) {
+        return work.per_element * static_cast<double>(layout.block_of(order[static_cast<std::size_t>(q)]).count);
+    };
+}
+
 template <class Shape>
 task_graph tree_exchange_graph(const layout::block_layout& layout, const work_costs& work)
 {
-    const auto order = layout.index_order();
-    return tree_graph<Shape>(layout.ranks(), frontier_partials(layout, work.value_bytes),
-                             [&](int q) {
-                                 const auto c = layout.block_of(order[static_cast<std::size_t>(q)]).count;
-                                 return work.per_element * static_cast<double>(c);
-                             },
+    return tree_graph<Shape>(layout.ranks(), frontier_partials(layout, work.value_bytes), local_work(layout, work),
                              work);
 }
 
@@ -479,12 +483,8 @@ task_graph exchange_graph(std::string_view name, const layout::block_layout& lay
     }
     if (name == "schedule_rd") {
         const int p = layout.ranks();
-        const auto order = layout.index_order();
         return schedule_graph(topology::recursive_doubling(p), p, frontier_partials(layout, work.value_bytes), work,
-                              [&](int q) {
-                                  const auto c = layout.block_of(order[static_cast<std::size_t>(q)]).count;
-                                  return work.per_element * static_cast<double>(c);
-                              });
+                              local_work(layout, work));
     }
     std::string names;
     for (const auto n : simulated_exchanges) {
