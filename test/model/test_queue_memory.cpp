@@ -2,7 +2,10 @@
 // computed by hand, including the thesis's own ARCHER thresholds (56 and 73 processes).
 #include <boost/test/unit_test.hpp>
 
+#include "support/mpi_test.hpp"
 #include "treefold/model/queue_memory.hpp"
+#include "treefold/rma/locked_queue.hpp"
+#include "treefold/rma/mpsc_queue.hpp"
 
 #include <stdexcept>
 
@@ -13,6 +16,11 @@ BOOST_AUTO_TEST_CASE(buffer_is_counters_plus_two_halves)
     BOOST_TEST(queue_buffer_bytes(1024, 32) == 65600U); // 64 + 2 * 1024 * 32: the bench's queue
     BOOST_TEST(queue_buffer_bytes(4, 16) == 192U);
     BOOST_TEST(queue_buffer_bytes(2048, 64, 0) == 262144U);
+    // The model's buffer is the window the queues really allocate (the formula is written in
+    // both places: this keeps them together).
+    const auto& world = treefold::testing::world();
+    BOOST_TEST(treefold::rma::mpsc_queue(world, 1024, 32).window_bytes() == queue_buffer_bytes(1024, 32));
+    BOOST_TEST(treefold::rma::locked_queue(world, 4, 16).window_bytes() == queue_buffer_bytes(4, 16));
 }
 
 BOOST_AUTO_TEST_CASE(eq61_is_the_ratio_and_the_first_saving_count_follows_it)
