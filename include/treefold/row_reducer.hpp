@@ -59,7 +59,6 @@ public:
         k_ = other.k_;
         return *this;
     }
-    ~row() = default;
 
     /// The values.
     std::span<T> values() const noexcept { return {values_, k_}; }
@@ -297,7 +296,7 @@ private:
         std::size_t k;
         const T* data;            // this call's local rows
         const row<T>* anchors;    // anchors[i] stands for local row i
-        detail::row_arena<T>* arena;
+        detail::row_arena<T>* arena; // the scope's current arena, kept so combines skip a thread_local lookup
 
         row<T> operator()(const row<T>& a, const row<T>& b) const
         {

@@ -315,6 +315,22 @@ struct one_call_plan final : net::cached_plan {
     std::unique_ptr<context> ctx;
 };
 
+/// What is wrong with the one-call form's buffers (the first problem, as the error message),
+/// or nullptr when they are usable.
+const char* buffer_problem(const void* sendbuf, const void* recvbuf, std::int64_t count)
+{
+    if (sendbuf == MPI_IN_PLACE) {
+        return "treefold: MPI_IN_PLACE is not accepted (the input and the result differ in size)";
+    }
+    if (sendbuf == nullptr && count > 0) {
+        return "treefold: NULL sendbuf with a positive count";
+    }
+    if (recvbuf == nullptr) {
+        return "treefold: NULL recvbuf";
+    }
+    return nullptr;
+}
+
 int one_call_allreduce(const void* sendbuf, void* recvbuf, std::int64_t count, MPI_Datatype type, MPI_Op op,
                        MPI_Comm comm)
 {
@@ -323,7 +339,7 @@ int one_call_allreduce(const void* sendbuf, void* recvbuf, std::int64_t count, M
     }
     try {
         const boost::mpi::communicator c(comm, boost::mpi::comm_attach);
-        const bool buffers_ok = sendbuf != MPI_IN_PLACE && (sendbuf != nullptr || count == 0) && recvbuf != nullptr;
+        const char* const bad_buffers = buffer_problem(sendbuf, recvbuf, count);
         std::unique_ptr<net::cached_plan>& slot = net::cached_plan_slot(comm, typeid(one_call_plan));
         if (slot) {
             // Every rank that planned before runs the kept plan. A rank whose arguments
@@ -331,7 +347,7 @@ int one_call_allreduce(const void* sendbuf, void* recvbuf, std::int64_t count, M
             // its values, so every rank throws local_size_error and all plan again, together,
             // agreeing on the arguments: the common call costs no agreement at all.
             auto& kept = static_cast<one_call_plan&>(*slot);
-            const bool same = kept.type == type && kept.op == op && kept.count == count && buffers_ok;
+            const bool same = kept.type == type && kept.op == op && kept.count == count && bad_buffers == nullptr;
             try {
                 kept.ctx->all_reduce(sendbuf, same, recvbuf);
                 return succeed();
@@ -340,20 +356,9 @@ int one_call_allreduce(const void* sendbuf, void* recvbuf, std::int64_t count, M
             }
         }
         local_check mine = check_arguments(type, op, count);
-        auto bad_buffer = [&mine](const char* why) {
-            if (mine.error_class == MPI_SUCCESS) {
-                mine.error_class = MPI_ERR_BUFFER;
-                mine.message = why;
-            }
-        };
-        if (sendbuf == MPI_IN_PLACE) {
-            bad_buffer("treefold: MPI_IN_PLACE is not accepted (the input and the result differ in size)");
-        }
-        if (sendbuf == nullptr && count > 0) {
-            bad_buffer("treefold: NULL sendbuf with a positive count");
-        }
-        if (recvbuf == nullptr) {
-            bad_buffer("treefold: NULL recvbuf");
+        if (bad_buffers != nullptr && mine.error_class == MPI_SUCCESS) {
+            mine.error_class = MPI_ERR_BUFFER;
+            mine.message = bad_buffers;
         }
         // Planning: one small all-gather of (error, type, op) on treefold's private
         // communicator, so a bad argument anywhere is an error everywhere instead of a hang,

@@ -195,9 +195,8 @@ public:
     void in_rank_order(Use&& use)
     {
         for (int r = 0; r < static_cast<int>(shape_.pairs.size()); ++r) {
-            const std::span<const T> blk = gather_.block(r);
-            const auto k = static_cast<std::size_t>(shape_.pairs[static_cast<std::size_t>(r)]);
-            use(blk.first(k * n_), blk.subspan(k * n_), k);
+            const block c = cut(r);
+            use(c.a, c.b, c.k);
         }
     }
 
@@ -212,9 +211,7 @@ public:
         for (int r = 0; r < p;) {
             run.clear();
             do {
-                const std::span<const T> blk = gather_.block(r);
-                const auto k = static_cast<std::size_t>(shape_.pairs[static_cast<std::size_t>(r)]);
-                run.push_back({blk.first(k * n_), blk.subspan(k * n_), k});
+                run.push_back(cut(r));
                 ++r;
             } while (r < p && gather_.ready(r));
             use(std::as_const(run));
@@ -233,6 +230,14 @@ public:
     }
 
 private:
+    /// Rank r's block (waited for) cut into its a, b and k.
+    block cut(int r)
+    {
+        const std::span<const T> blk = gather_.block(r);
+        const auto k = static_cast<std::size_t>(shape_.pairs[static_cast<std::size_t>(r)]);
+        return {blk.first(k * n_), blk.subspan(k * n_), k};
+    }
+
     static std::vector<T> pack(std::span<const T> a, std::span<const T> b)
     {
         std::vector<T> v(a.begin(), a.end());

@@ -25,9 +25,8 @@ locked_queue::locked_queue(comm_view comm, std::size_t slots_per_half, std::size
 
 bool locked_queue::try_push(int consumer, std::uint64_t key, std::span<const std::byte> payload)
 {
-    detail::check_push(consumer, comm_.size(), payload.size(), slots_per_half_ * slot_bytes_);
-    const std::uint64_t slots = slots_for(payload.size());
-    const auto bytes = static_cast<int>(detail::stage(staging_, key, comm_.rank(), payload));
+    const std::uint64_t slots = check_push(consumer, payload);
+    const int bytes = stage(key, payload);
     check(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, consumer, 0, win_), "MPI_Win_lock");
     const std::uint64_t state = fetch_op(win_, consumer, disp_state, 0, MPI_NO_OP);
     const unsigned half = (state & half_bit) != 0 ? 1U : 0U;
@@ -64,7 +63,7 @@ std::vector<message> locked_queue::drain()
     }
     check(MPI_Win_unlock(me, win_), "MPI_Win_unlock");
     ++counters_.drained;
-    auto out = detail::unpack_slots(staging_.data(), written, slot_bytes_);
+    auto out = unpack(staging_.data(), written);
     counters_.delivered += out.size();
     return out;
 }

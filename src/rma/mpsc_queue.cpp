@@ -2,9 +2,6 @@
 
 #include "queue_detail.hpp"
 
-#include <cstring>
-#include <stdexcept>
-#include <string>
 #include <thread>
 
 namespace treefold::rma {
@@ -39,8 +36,7 @@ mpsc_queue::~mpsc_queue()
 
 bool mpsc_queue::try_push(int consumer, std::uint64_t key, std::span<const std::byte> payload)
 {
-    detail::check_push(consumer, comm_.size(), payload.size(), slots_per_half_ * slot_bytes_);
-    const std::uint64_t slots = slots_for(payload.size());
+    const std::uint64_t slots = check_push(consumer, payload);
     const std::uint64_t old = fetch_op(win_, consumer, disp_r, slots, MPI_SUM);
     const unsigned half = (old & half_bit) != 0 ? 1U : 0U;
     const std::uint64_t offset = old & offset_mask;
@@ -50,7 +46,7 @@ bool mpsc_queue::try_push(int consumer, std::uint64_t key, std::span<const std::
         ++counters_.full;
         return false;
     }
-    const auto bytes = static_cast<int>(detail::stage(staging_, key, comm_.rank(), payload));
+    const int bytes = stage(key, payload);
     check(MPI_Put(staging_.data(), bytes, MPI_BYTE, consumer, slot_disp(half, offset), bytes, MPI_BYTE, win_),
           "MPI_Put");
     check(MPI_Win_flush(consumer, win_), "MPI_Win_flush"); // the data is there before S counts it
@@ -76,7 +72,7 @@ std::vector<message> mpsc_queue::drain()
         std::this_thread::yield();
     }
     check(MPI_Win_sync(win_), "MPI_Win_sync"); // make the producers' puts visible to loads
-    auto out = detail::unpack_slots(base_ + slot_disp(half, 0), written, slot_bytes_);
+    auto out = unpack(base_ + slot_disp(half, 0), written);
     fetch_op(win_, me, disp_s(half), 0, MPI_REPLACE);
     fetch_op(win_, me, disp_f(half), 0, MPI_REPLACE);
     counters_.delivered += out.size();

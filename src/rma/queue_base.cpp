@@ -33,48 +33,6 @@ std::uint64_t fetch_op(MPI_Win win, int target, MPI_Aint disp, std::uint64_t ope
     return old;
 }
 
-void check_push(int consumer, int size, std::size_t payload_bytes, std::size_t half_bytes)
-{
-    if (consumer < 0 || consumer >= size) {
-        throw std::invalid_argument("treefold: queue consumer " + std::to_string(consumer) + " is not a rank");
-    }
-    if (payload_bytes + sizeof(wire_header) > half_bytes) {
-        throw std::invalid_argument("treefold: a message of " + std::to_string(payload_bytes) +
-                                    " bytes does not fit in a queue half of " + std::to_string(half_bytes) + " bytes");
-    }
-}
-
-std::size_t stage(std::vector<std::byte>& staging, std::uint64_t key, int source, std::span<const std::byte> payload)
-{
-    const wire_header h{key, source, static_cast<std::uint32_t>(payload.size())};
-    std::memcpy(staging.data(), &h, sizeof h);
-    if (!payload.empty()) {
-        std::memcpy(staging.data() + sizeof h, payload.data(), payload.size());
-    }
-    return sizeof h + payload.size();
-}
-
-std::vector<message> unpack_slots(const std::byte* bytes, std::uint64_t slots, std::size_t slot_bytes)
-{
-    std::vector<message> out;
-    std::uint64_t slot = 0;
-    while (slot < slots) {
-        const std::byte* at = bytes + slot * slot_bytes;
-        wire_header h{};
-        std::memcpy(&h, at, sizeof h);
-        message m;
-        m.source = h.source;
-        m.key = h.key;
-        m.payload.assign(at + sizeof h, at + sizeof h + h.length);
-        out.push_back(std::move(m));
-        slot += (sizeof h + h.length + slot_bytes - 1) / slot_bytes;
-    }
-    std::stable_sort(out.begin(), out.end(), [](const message& a, const message& b) {
-        return a.key != b.key ? a.key < b.key : a.source < b.source;
-    });
-    return out;
-}
-
 } // namespace treefold::rma::detail
 
 namespace treefold::rma {
@@ -187,6 +145,50 @@ queue_base::swap queue_base::next_swap()
     const unsigned filled = filling_;
     filling_ ^= 1U;
     return {filled, filling_ != 0 ? detail::half_bit : 0};
+}
+
+std::uint64_t queue_base::check_push(int consumer, std::span<const std::byte> payload) const
+{
+    if (consumer < 0 || consumer >= comm_.size()) {
+        throw std::invalid_argument("treefold: queue consumer " + std::to_string(consumer) + " is not a rank");
+    }
+    if (payload.size() > max_payload()) {
+        throw std::invalid_argument("treefold: a message of " + std::to_string(payload.size()) +
+                                    " bytes does not fit in a queue half of " +
+                                    std::to_string(max_payload() + header_bytes) + " bytes");
+    }
+    return slots_for(payload.size());
+}
+
+int queue_base::stage(std::uint64_t key, std::span<const std::byte> payload)
+{
+    const detail::wire_header h{key, comm_.rank(), static_cast<std::uint32_t>(payload.size())};
+    std::memcpy(staging_.data(), &h, sizeof h);
+    if (!payload.empty()) {
+        std::memcpy(staging_.data() + sizeof h, payload.data(), payload.size());
+    }
+    return static_cast<int>(sizeof h + payload.size());
+}
+
+std::vector<message> queue_base::unpack(const std::byte* bytes, std::uint64_t slots) const
+{
+    std::vector<message> out;
+    std::uint64_t slot = 0;
+    while (slot < slots) {
+        const std::byte* at = bytes + slot * slot_bytes_;
+        detail::wire_header h{};
+        std::memcpy(&h, at, sizeof h);
+        message m;
+        m.source = h.source;
+        m.key = h.key;
+        m.payload.assign(at + sizeof h, at + sizeof h + h.length);
+        out.push_back(std::move(m));
+        slot += slots_for(h.length);
+    }
+    std::stable_sort(out.begin(), out.end(), [](const message& a, const message& b) {
+        return a.key != b.key ? a.key < b.key : a.source < b.source;
+    });
+    return out;
 }
 
 MPI_Aint queue_base::slot_disp(unsigned half, std::uint64_t slot) const

@@ -1,6 +1,6 @@
 #pragma once
 // Internal to src/rma: the one-sided queues' helpers — errors, the message header on the
-// wire, argument checks, staging and unpacking a drained half.
+// wire, the window's reservation word and header region.
 
 #include "treefold/rma/queue_base.hpp"
 
@@ -8,9 +8,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <functional>
-#include <span>
-#include <vector>
 
 namespace treefold::rma::detail {
 
@@ -35,16 +32,5 @@ void check(int rc, const char* what);
 /// One MPI_Fetch_and_op on a 64-bit word of `target`'s window, completed (flushed); returns the
 /// word's old value. The caller holds a passive-target epoch on the window.
 std::uint64_t fetch_op(MPI_Win win, int target, MPI_Aint disp, std::uint64_t operand, MPI_Op op);
-
-/// Throws std::invalid_argument when `consumer` is not a rank of a communicator of `size`
-/// ranks or a payload of `payload_bytes` (plus the header) does not fit in `half_bytes`.
-void check_push(int consumer, int size, std::size_t payload_bytes, std::size_t half_bytes);
-
-/// Writes header and payload back to back at the front of `staging`; returns the bytes used.
-std::size_t stage(std::vector<std::byte>& staging, std::uint64_t key, int source, std::span<const std::byte> payload);
-
-/// The messages in the first `slots` slots of `slot_bytes` bytes at `bytes` (written back to
-/// back, each header first), ordered by (key, source): delivery never depends on arrival.
-std::vector<message> unpack_slots(const std::byte* bytes, std::uint64_t slots, std::size_t slot_bytes);
 
 } // namespace treefold::rma::detail

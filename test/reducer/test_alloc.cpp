@@ -42,31 +42,10 @@ using namespace treefold;
 
 namespace {
 
-template <class E>
-void no_allocation_after_first_call()
-{
-    const auto& w = testing::world();
-    for (const std::uint64_t n : {1ULL, 1000ULL, 100003ULL}) {
-        const auto l = testing::random_layout(n + 5, n, w.size());
-        const auto xs = testing::mixed_values(n, n, false);
-        const auto b = l.block_of(w.rank());
-        const std::span<const double> local(xs.data() + b.start, b.count);
-        reducer<double, std::plus<double>, kernel::scalar, E> r(w, l);
-        const double first = r.all_reduce(local);
-        (void)r.reduce(local, 0);
-        const long before = allocations.load();
-        const double second = r.all_reduce(local);
-        (void)r.reduce(local, w.size() - 1);
-        const long during = allocations.load() - before;
-        BOOST_CHECK_EQUAL(during, 0);
-        BOOST_CHECK_EQUAL(testing::bits_of(first), testing::bits_of(second));
-    }
-}
-
-/// A direct-exchange reducer over a random layout of n values, after `setup(r)`: the second
+/// A reducer (Kernel, Exchange) over a random layout of n values, after `setup(r)`: the second
 /// `round(r, local, root)` (returning the all_reduce value) allocates nothing and gives the
 /// first's bits.
-template <class Kernel, class Setup, class Round>
+template <class Kernel, class Exchange = exchange::direct, class Setup, class Round>
 void second_round_allocates_nothing(std::uint64_t n, Setup setup, Round round)
 {
     const auto& w = testing::world();
@@ -74,13 +53,30 @@ void second_round_allocates_nothing(std::uint64_t n, Setup setup, Round round)
     const auto xs = testing::mixed_values(n, n, false);
     const auto b = l.block_of(w.rank());
     const std::span<const double> local(xs.data() + b.start, b.count);
-    reducer<double, std::plus<double>, Kernel, exchange::direct> r(w, l);
+    reducer<double, std::plus<double>, Kernel, Exchange> r(w, l);
     setup(r);
     const double first = round(r, local, 0);
     const long before = allocations.load();
     const double second = round(r, local, w.size() - 1);
     BOOST_CHECK_EQUAL(allocations.load() - before, 0);
     BOOST_CHECK_EQUAL(testing::bits_of(first), testing::bits_of(second));
+}
+
+/// One round of the blocking calls: all_reduce (its value returned), then reduce to `root`.
+constexpr auto blocking_round = [](auto& r, auto local, int root) {
+    const double v = r.all_reduce(local);
+    (void)r.reduce(local, root);
+    return v;
+};
+
+/// The blocking calls through exchange E allocate nothing after the first round, for n = 1,
+/// 1000 and 100003.
+template <class E>
+void no_allocation_after_first_call()
+{
+    for (const std::uint64_t n : {1ULL, 1000ULL, 100003ULL}) {
+        second_round_allocates_nothing<kernel::scalar, E>(n, [](auto&) {}, blocking_round);
+    }
 }
 
 } // namespace
@@ -112,12 +108,7 @@ BOOST_AUTO_TEST_CASE(nonblocking_calls_allocate_nothing_after_the_first)
 BOOST_AUTO_TEST_CASE(threaded_calls_allocate_nothing_after_the_first)
 {
     // set_threads: the pool is made once, the split kernel's frontiers are kept per calling thread.
-    second_round_allocates_nothing<kernel::best>(100003, [](auto& r) { r.set_threads(4, 100); },
-                                                 [](auto& r, auto local, int root) {
-                                                     const double v = r.all_reduce(local);
-                                                     (void)r.reduce(local, root);
-                                                     return v;
-                                                 });
+    second_round_allocates_nothing<kernel::best>(100003, [](auto& r) { r.set_threads(4, 100); }, blocking_round);
 }
 
 // Rows of a width known at compile time (std::array under ops::columnwise) allocate nothing

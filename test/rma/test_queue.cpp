@@ -111,6 +111,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(overflow_is_reported_and_released, Queue, queue_ty
         BOOST_CHECK_EQUAL(q.drain().size(), 1u);
         BOOST_CHECK_THROW(q.try_push(0, 6, std::vector<std::byte>(200)), std::invalid_argument);
         BOOST_CHECK_THROW(q.try_push(w.size(), 6, {}), std::invalid_argument);
+        BOOST_CHECK_THROW(q.try_push(-1, 6, {}), std::invalid_argument);
     }
     w.barrier();
 }

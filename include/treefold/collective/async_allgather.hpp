@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <span>
 #include <stdexcept>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -80,42 +81,12 @@ public:
     /// Rank r's block, once it is here (waits for it; valid while this object lives).
     std::span<const T> block(int r)
     {
-        if (r < 0 || r >= p_) {
-            throw std::out_of_range("treefold: async_allgatherv::block of a rank outside the communicator");
-        }
-        if (pattern_ == gather_pattern::direct) {
-            if (r != me_) {
-                transfers_.wait(recv_of_[static_cast<std::size_t>(r)]);
-            }
-        } else {
-            // Bruck: block r is slot (r − me) mod p; rounds complete in order.
-            while (static_cast<int>(slot(r)) >= have_) {
-                transfers_.wait(round_recv_);
-                have_ = std::min(p_, 2 * have_);
-                start_bruck_round();
-            }
-        }
+        arrive(r, true);
         return {buffer_.data() + offset_[slot(r)], sizes_[static_cast<std::size_t>(r)]};
     }
 
     /// Whether rank r's block is here already (never waits; may start the next Bruck round).
-    bool ready(int r)
-    {
-        if (r < 0 || r >= p_) {
-            throw std::out_of_range("treefold: async_allgatherv::ready of a rank outside the communicator");
-        }
-        if (pattern_ == gather_pattern::direct) {
-            return r == me_ || transfers_.test(recv_of_[static_cast<std::size_t>(r)]);
-        }
-        while (static_cast<int>(slot(r)) >= have_) {
-            if (!transfers_.test(round_recv_)) {
-                return false;
-            }
-            have_ = std::min(p_, 2 * have_);
-            start_bruck_round();
-        }
-        return true;
-    }
+    bool ready(int r) { return arrive(r, false); }
 
 private:
     static constexpr std::size_t none = static_cast<std::size_t>(-1);
@@ -126,6 +97,38 @@ private:
     std::size_t slot(int r) const
     {
         return static_cast<std::size_t>(pattern_ == gather_pattern::direct ? r : (r - me_ + p_) % p_);
+    }
+
+    /// Whether rank r's block is here, waiting for it when `wait` (then always true) and only
+    /// testing otherwise; a Bruck round that completes starts the next one either way.
+    bool arrive(int r, bool wait)
+    {
+        if (r < 0 || r >= p_) {
+            throw std::out_of_range(std::string("treefold: async_allgatherv::") + (wait ? "block" : "ready") +
+                                    " of a rank outside the communicator");
+        }
+        if (pattern_ == gather_pattern::direct) {
+            if (r == me_) {
+                return true;
+            }
+            const std::size_t i = recv_of_[static_cast<std::size_t>(r)];
+            if (!wait) {
+                return transfers_.test(i);
+            }
+            transfers_.wait(i);
+            return true;
+        }
+        // Bruck: block r is slot (r − me) mod p; rounds complete in order.
+        while (static_cast<int>(slot(r)) >= have_) {
+            if (wait) {
+                transfers_.wait(round_recv_);
+            } else if (!transfers_.test(round_recv_)) {
+                return false;
+            }
+            have_ = std::min(p_, 2 * have_);
+            start_bruck_round();
+        }
+        return true;
     }
 
     /// Bruck round with distance d = have_ (slots [0, d) are here): send the first

@@ -93,6 +93,16 @@ protected:
     /// Flips filling_ and returns the swap to make.
     swap next_swap();
 
+    /// Throws std::invalid_argument when `consumer` is not a rank or `payload` exceeds
+    /// max_payload(); otherwise returns the slots the message needs (slots_for).
+    std::uint64_t check_push(int consumer, std::span<const std::byte> payload) const;
+    /// Writes this rank's header and `payload` back to back at the front of staging_; returns
+    /// the bytes used.
+    int stage(std::uint64_t key, std::span<const std::byte> payload);
+    /// The messages in the first `slots` slots at `bytes` (written back to back, each header
+    /// first, slots_for apart), ordered by (key, source): delivery never depends on arrival.
+    std::vector<message> unpack(const std::byte* bytes, std::uint64_t slots) const;
+
     boost::mpi::communicator comm_;  ///< the queue's own duplicate
     std::size_t slots_per_half_;     ///< slots in each half
     std::size_t slot_bytes_;         ///< bytes per slot (a multiple of 8)
