@@ -293,9 +293,12 @@ BOOST_AUTO_TEST_CASE(condition_numbers)
 BOOST_AUTO_TEST_CASE(data_sets)
 {
     const auto dir = testing::psllh_dir_or_skip();
+    if (!dir) {
+        return;
+    }
     int seen = 0;
-    for (const auto& entry : std::filesystem::directory_iterator(dir.value_or("."))) {
-        if (!dir || entry.path().extension() != ".binpsllh") {
+    for (const auto& entry : std::filesystem::directory_iterator(*dir)) {
+        if (entry.path().extension() != ".binpsllh") {
             continue;
         }
         const std::vector<double> xs = io::read_values(entry.path());
@@ -304,7 +307,7 @@ BOOST_AUTO_TEST_CASE(data_sets)
         BOOST_CHECK_MESSAGE(ulps <= 1 && testing::abs_error(got, xs) <= error_bound<3>(xs, got), entry.path().filename() << ": " << ulps << " ulps");
         ++seen;
     }
-    BOOST_CHECK(!dir || seen == 6);
+    BOOST_CHECK_EQUAL(seen, 6);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
