@@ -228,6 +228,12 @@ BOOST_AUTO_TEST_CASE(same_bits_everywhere)
     }
 }
 
+// A wrong local size is reported on every rank, and N = 0 has no sum, as by treefold::reducer.
+BOOST_AUTO_TEST_CASE(wrong_size)
+{
+    testing::check_input_errors<binned_reducer<>>(testing::world());
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_SUITE(binned_error)

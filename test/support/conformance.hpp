@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <limits>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -143,6 +144,21 @@ std::vector<unsigned char> check_reducer(const boost::mpi::communicator& sub, co
                          << root << ", differs from the oracle on rank " << sub.rank() << describe(first, want));
     }
     return result_bytes<Op>(first);
+}
+
+/// The input errors of a doubles reducer R (accurate_reducer, binned_reducer), as by
+/// treefold::reducer: a wrong local size on rank 0 throws std::invalid_argument on every rank,
+/// the right sizes then sum, and N = 0 (no sum) throws std::domain_error.
+template <class R>
+void check_input_errors(const boost::mpi::communicator& w)
+{
+    R r(w, std::uint64_t{10});
+    std::vector<double> local(r.local_count() + (w.rank() == 0 ? 1 : 0), 1.0);
+    BOOST_CHECK_THROW(r.all_reduce(local), std::invalid_argument);
+    std::vector<double> right(r.local_count(), 1.0);
+    BOOST_CHECK_EQUAL(r.all_reduce(right), 10.0);
+    R z(w, std::uint64_t{0});
+    BOOST_CHECK_THROW(z.all_reduce({}), std::domain_error);
 }
 
 } // namespace treefold::testing
