@@ -182,6 +182,7 @@ BOOST_AUTO_TEST_SUITE(binned_reducer_bits)
 // reference's bits; reducer<binned<3>, binned_plus> on stored accumulators agrees.
 BOOST_AUTO_TEST_CASE(same_bits_everywhere)
 {
+    // a subset of testing::all_exchanges: every exchange kind, fewer tree shapes and schedules
     const std::tuple<exchange::direct, exchange::tree<topology::binomial>, exchange::tree<topology::fibonacci>,
                      exchange::tree<topology::inorder>, exchange::tree<topology::m_ary<4>>, exchange::one_sided,
                      exchange::scheduled<exchange::schedules::recursive_doubling>,
