@@ -37,7 +37,6 @@
 #include <cstdio>
 #include <filesystem>
 #include <functional>
-#include <iostream>
 #include <numeric>
 #include <optional>
 #include <random>
@@ -182,10 +181,7 @@ int main(int argc, char** argv)
     if (!parsed) {
         return 2;
     }
-    if (parsed->count("help")) {
-        if (world.rank() == 0) {
-            std::cout << desc;
-        }
+    if (perf::help_requested(*parsed, desc, world)) {
         return 0;
     }
     if (reps < 1) {

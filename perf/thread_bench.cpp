@@ -18,12 +18,12 @@
 #include <boost/program_options.hpp>
 
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <cinttypes>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <exception>
 #include <iostream>
 #include <map>
@@ -63,13 +63,6 @@ double ceiling_on(thread_pool& pool, std::size_t t, const double* x, std::size_t
         s += v;
     }
     return s;
-}
-
-std::uint64_t bits(double v)
-{
-    std::uint64_t b = 0;
-    std::memcpy(&b, &v, sizeof b);
-    return b;
 }
 
 } // namespace
@@ -185,8 +178,8 @@ int main(int argc, char** argv)
     bool same = true;
     for (const auto n : sizes) {
         for (const auto t : threads) {
-            std::printf("N=%" PRIu64 " t=%" PRIu64 ": %016" PRIx64 "\n", n, t, bits(result[{n, t}]));
-            same = same && bits(result[{n, t}]) == bits(result[{n, threads.front()}]);
+            std::printf("N=%" PRIu64 " t=%" PRIu64 ": %016" PRIx64 "\n", n, t, std::bit_cast<std::uint64_t>(result[{n, t}]));
+            same = same && std::bit_cast<std::uint64_t>(result[{n, t}]) == std::bit_cast<std::uint64_t>(result[{n, threads.front()}]);
         }
     }
     std::printf("%s\n", same ? "the same bits at every t" : "BITS DIFFER BETWEEN THREAD COUNTS");

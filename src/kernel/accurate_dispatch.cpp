@@ -1,13 +1,13 @@
 // kernel::accurate_simd and kernel::accurate_best: whole blocks through the architecture's
 // block fold (accurate_<arch>.cpp), joined with the scalar code of this TU, which is built
 // without architecture flags.
+#include "arch_choice.hpp"
 #include "treefold/kernel/accurate.hpp"
 #include "treefold/kernel/dispatch.hpp"
 
 #include <xsimd/config/xsimd_arch.hpp>
 
 #include <cassert>
-#include <cstring>
 
 namespace treefold::kernel {
 
@@ -76,16 +76,8 @@ namespace {
 
 const accurate_block_kernel& best_blocks() noexcept
 {
-    static const accurate_block_kernel k = [] {
-        const char* arch = best_arch_name();
-        if (std::strcmp(arch, xsimd::avx512f::name()) == 0) {
-            return accurate_blocks<xsimd::avx512f>();
-        }
-        if (std::strcmp(arch, xsimd::avx2::name()) == 0) {
-            return accurate_blocks<xsimd::avx2>();
-        }
-        return accurate_blocks<xsimd::sse2>();
-    }();
+    static const accurate_block_kernel k =
+        pick(&accurate_blocks<xsimd::sse2>, &accurate_blocks<xsimd::avx2>, &accurate_blocks<xsimd::avx512f>)();
     return k;
 }
 

@@ -1,6 +1,7 @@
 // kernel::binned_simd and kernel::binned_best: chunks scanned and deposited through the
 // architecture's lane kernels (binned_<arch>.cpp), joined with the scalar code of this TU,
 // which is built without architecture flags.
+#include "arch_choice.hpp"
 #include "treefold/kernel/binned.hpp"
 #include "treefold/kernel/dispatch.hpp"
 
@@ -8,7 +9,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 
 namespace treefold::kernel {
 
@@ -76,16 +76,8 @@ namespace {
 template <int K>
 const binned_lane_kernel& best_lanes() noexcept
 {
-    static const binned_lane_kernel k = [] {
-        const char* arch = best_arch_name();
-        if (std::strcmp(arch, xsimd::avx512f::name()) == 0) {
-            return binned_lanes<xsimd::avx512f, K>();
-        }
-        if (std::strcmp(arch, xsimd::avx2::name()) == 0) {
-            return binned_lanes<xsimd::avx2, K>();
-        }
-        return binned_lanes<xsimd::sse2, K>();
-    }();
+    static const binned_lane_kernel k =
+        pick(&binned_lanes<xsimd::sse2, K>, &binned_lanes<xsimd::avx2, K>, &binned_lanes<xsimd::avx512f, K>)();
     return k;
 }
 

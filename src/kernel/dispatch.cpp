@@ -3,6 +3,7 @@
 // architecture's kernels (typed pointers to functions of simd_<arch>.cpp).
 // TREEFOLD_KERNEL_ARCH=sse2|avx2|avx512f in the environment caps the choice (to exercise
 // the fallbacks on an AVX-512 machine).
+#include "arch_choice.hpp"
 #include "arch_kernels.hpp"
 #include "treefold/kernel/dispatch.hpp"
 
@@ -37,8 +38,9 @@ const cpu_features& features() noexcept
     return detected;
 }
 
-/// The architecture kernel::best uses for built-in operators.
-enum class arch_id { sse2, avx2, avx512f };
+} // namespace
+
+namespace detail {
 
 arch_id chosen() noexcept
 {
@@ -57,15 +59,9 @@ arch_id chosen() noexcept
     return id;
 }
 
-/// The one of the three that belongs to the chosen architecture.
-template <class V>
-V pick(V sse2, V avx2, V avx512f) noexcept
-{
-    const arch_id id = chosen();
-    return id == arch_id::avx512f ? avx512f : id == arch_id::avx2 ? avx2 : sse2;
-}
+} // namespace detail
 
-} // namespace
+using detail::pick;
 
 bool simd_supported(const char* arch) noexcept
 {

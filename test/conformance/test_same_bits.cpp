@@ -44,35 +44,12 @@
 
 using namespace treefold;
 namespace mpi = boost::mpi;
+using testing::all_exchanges;
+using testing::for_each_type;
 using testing::named_layout;
+using testing::type_list;
 
 namespace {
-
-template <class... Ts>
-struct type_list {
-    static constexpr std::size_t size = sizeof...(Ts);
-};
-
-/// Calls f(std::type_identity<T>{}, i) for the i-th type T of the list.
-template <class... Ts, class F>
-void for_each_type(type_list<Ts...>, F&& f)
-{
-    std::size_t i = 0;
-    (f(std::type_identity<Ts>{}, i++), ...);
-}
-
-/// Every exchange the library ships (exchange/by_name.hpp lists them by name, the 4- and 8-ary
-/// trees among them) and the inorder tree shape, which by_name does not name.
-using all_exchanges =
-    type_list<exchange::direct, exchange::tree<topology::binomial>, exchange::tree<topology::fibonacci>,
-              exchange::tree<topology::binary>, exchange::tree<topology::inorder>,
-              exchange::tree<topology::truncated_fibonacci>, exchange::tree<topology::truncated_binary>,
-              exchange::tree<topology::m_ary<4>>, exchange::tree<topology::m_ary<8>>,
-              exchange::tree<topology::m_ary<4>, exchange::result_broadcast::mpi>,
-              exchange::tree<topology::m_ary<8>, exchange::result_broadcast::mpi>, exchange::one_sided,
-              exchange::scheduled<exchange::schedules::recursive_doubling>,
-              exchange::scheduled<exchange::schedules::heuristic>, exchange::scheduled<exchange::schedules::best>,
-              exchange::scheduled<exchange::schedules::best_sized>, exchange::native, exchange::automatic>;
 
 /// The same without one_sided, which moves raw bytes: for types that are not trivially
 /// copyable (they travel through Boost.Serialization).

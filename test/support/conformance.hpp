@@ -1,10 +1,17 @@
 #pragma once
 /// The same-bits machinery (test/conformance and the implementation suites that add their own
-/// exchanges to it): the layout kinds every reducer must handle, the bytes a result is
-/// compared by, and one checked reducer run against the oracle's bytes.
+/// exchanges to it): the list of every exchange, the layout kinds every reducer must handle,
+/// the bytes a result is compared by, and one checked reducer run against the oracle's bytes.
 
 #include "support/cases.hpp"
 #include "support/mpi_test.hpp"
+#include "treefold/exchange/automatic.hpp"
+#include "treefold/exchange/direct.hpp"
+#include "treefold/exchange/modelled_schedules.hpp"
+#include "treefold/exchange/native.hpp"
+#include "treefold/exchange/one_sided.hpp"
+#include "treefold/exchange/schedule.hpp"
+#include "treefold/exchange/tree.hpp"
 #include "treefold/kernel/ops.hpp"
 #include "treefold/layout/block_layout.hpp"
 #include "treefold/layout/distribution.hpp"
@@ -13,10 +20,12 @@
 #include <boost/serialization/string.hpp>
 
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <limits>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -59,6 +68,33 @@ std::vector<unsigned char> result_bytes(const T& v)
         return bytes_of(v);
     }
 }
+
+/// A list of types, walked by for_each_type.
+template <class... Ts>
+struct type_list {
+    static constexpr std::size_t size = sizeof...(Ts);
+};
+
+/// Calls f(std::type_identity<T>{}, i) for the i-th type T of the list.
+template <class... Ts, class F>
+void for_each_type(type_list<Ts...>, F&& f)
+{
+    std::size_t i = 0;
+    (f(std::type_identity<Ts>{}, i++), ...);
+}
+
+/// Every exchange the library ships (exchange/by_name.hpp lists them by name, the 4- and 8-ary
+/// trees among them) and the inorder tree shape, which by_name does not name.
+using all_exchanges =
+    type_list<exchange::direct, exchange::tree<topology::binomial>, exchange::tree<topology::fibonacci>,
+              exchange::tree<topology::binary>, exchange::tree<topology::inorder>,
+              exchange::tree<topology::truncated_fibonacci>, exchange::tree<topology::truncated_binary>,
+              exchange::tree<topology::m_ary<4>>, exchange::tree<topology::m_ary<8>>,
+              exchange::tree<topology::m_ary<4>, exchange::result_broadcast::mpi>,
+              exchange::tree<topology::m_ary<8>, exchange::result_broadcast::mpi>, exchange::one_sided,
+              exchange::scheduled<exchange::schedules::recursive_doubling>,
+              exchange::scheduled<exchange::schedules::heuristic>, exchange::scheduled<exchange::schedules::best>,
+              exchange::scheduled<exchange::schedules::best_sized>, exchange::native, exchange::automatic>;
 
 /// One layout of N indices over p ranks, with the name failures report.
 struct named_layout {
@@ -143,6 +179,21 @@ std::vector<unsigned char> check_reducer(const boost::mpi::communicator& sub, co
                          << root << ", differs from the oracle on rank " << sub.rank() << describe(first, want));
     }
     return result_bytes<Op>(first);
+}
+
+/// The input errors of a doubles reducer R (accurate_reducer, binned_reducer), as by
+/// treefold::reducer: a wrong local size on rank 0 throws std::invalid_argument on every rank,
+/// the right sizes then sum, and N = 0 (no sum) throws std::domain_error.
+template <class R>
+void check_input_errors(const boost::mpi::communicator& w)
+{
+    R r(w, std::uint64_t{10});
+    std::vector<double> local(r.local_count() + (w.rank() == 0 ? 1 : 0), 1.0);
+    BOOST_CHECK_THROW(r.all_reduce(local), std::invalid_argument);
+    std::vector<double> right(r.local_count(), 1.0);
+    BOOST_CHECK_EQUAL(r.all_reduce(right), 10.0);
+    R z(w, std::uint64_t{0});
+    BOOST_CHECK_THROW(z.all_reduce({}), std::domain_error);
 }
 
 } // namespace treefold::testing

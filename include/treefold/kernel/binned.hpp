@@ -112,7 +112,6 @@ inline void binned_renormalise(double& offset, double& carry, double q) noexcept
 template <int K>
 struct binned {
     static_assert(K >= 2 && K <= 4, "treefold::binned: K must be 2, 3 or 4");
-    static constexpr int folds = K; ///< K
 
     double offset[K];  ///< fold k's primary minus its bin constant, in [-q_k/2, q_k/2)
     double carry[K];   ///< fold k's whole quanta q_k moved out of the primary (an integer)
