@@ -3,7 +3,12 @@
 # pkg-config users get treefold.pc.
 include(CMakePackageConfigHelpers)
 
-install(TARGETS treefold EXPORT treefoldTargets
+# The core and the components built (TREEFOLD_COMPONENTS), in one export set.
+set(_treefold_installed treefold)
+foreach(component IN LISTS TREEFOLD_COMPONENTS)
+  list(APPEND _treefold_installed treefold_${component})
+endforeach()
+install(TARGETS ${_treefold_installed} EXPORT treefoldTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/treefold
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})

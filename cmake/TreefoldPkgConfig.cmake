@@ -15,7 +15,15 @@ foreach(opt IN LISTS MPI_CXX_COMPILE_OPTIONS)
   string(APPEND _pc_cflags " ${opt}")
 endforeach()
 
-set(_pc_libs "-L\${libdir} -ltreefold")
+# The components before the core they stand on (static archives: only the objects a program
+# uses are linked, so a core-only program takes nothing from them).
+set(_pc_libs "-L\${libdir}")
+foreach(component rma dsop model collective io)
+  if(component IN_LIST TREEFOLD_COMPONENTS)
+    string(APPEND _pc_libs " -ltreefold_${component}")
+  endif()
+endforeach()
+string(APPEND _pc_libs " -ltreefold")
 foreach(target Boost::mpi Boost::serialization)
   get_target_property(_loc ${target} IMPORTED_LOCATION_RELEASE)
   if(NOT _loc)

@@ -5,7 +5,7 @@
 // TREEFOLD_CHECK=1 in the environment.
 //
 //   mpirun -n P audit_bench --exchange NAME --counts C0,C1,... [--op plus|lambda] [--reps R]
-#include "treefold/exchange/by_name.hpp"
+#include "treefold/all_exchanges.hpp"
 #include "treefold/reducer.hpp"
 
 #include <boost/mpi.hpp>
@@ -73,7 +73,7 @@ int main(int argc, char** argv)
         local[i] = 1.0 / static_cast<double>(i + 1 + static_cast<std::size_t>(world.rank()));
     }
     double us = 0;
-    treefold::exchange::visit_by_name(exchange, [&]<class E>(std::type_identity<E>) {
+    treefold::exchange::visit_by_name<treefold::all_exchanges>(exchange, [&]<class E>(std::type_identity<E>) {
         if (op == "lambda") {
             auto f = [](double a, double b) { return a + b; }; // a user operator: it may throw
             treefold::reducer<double, decltype(f), treefold::kernel::best, E> r(world, l, f);

@@ -5,6 +5,6 @@ find_package(benchmark REQUIRED)
 add_executable(kernel_bench
   ${CMAKE_CURRENT_LIST_DIR}/kernel_bench.cpp
   ${CMAKE_CURRENT_LIST_DIR}/kernel_fastmath_ceiling.cpp)
-target_link_libraries(kernel_bench PRIVATE treefold::treefold benchmark::benchmark)
+target_link_libraries(kernel_bench PRIVATE treefold_all benchmark::benchmark)
 treefold_target_flags(kernel_bench)
 # kernel_fastmath_ceiling.cpp: the irreproducible ceiling, flags in perf/CMakeLists.txt.

@@ -19,11 +19,11 @@
 // bound is the target bound (p-1)(log2((N-1)/p)+1) on the direct exchange's messages, "na"
 // where N - 1 < p.
 #include "bench_util.hpp"
-#include "treefold/exchange/modelled_schedules.hpp"
+#include "treefold/model/schedules.hpp"
 #include "treefold/exchange/schedule.hpp"
 #include "treefold/layout/block_layout.hpp"
 #include "treefold/layout/distribution.hpp"
-#include "treefold/layout/plan_messages.hpp"
+#include "treefold/model/plan_messages.hpp"
 
 #include <boost/program_options.hpp>
 
@@ -65,7 +65,7 @@ index_t parse_size(const std::string& text)
             throw std::invalid_argument("bad size '" + text + "'");
         }
     }
-    if (value == 0 || value > treefold::tree::max_size) {
+    if (value == 0 || value > treefold::index_tree::max_size) {
         throw std::invalid_argument("N must be between 1 and 2^63: '" + text + "'");
     }
     return value;

@@ -7,7 +7,7 @@
 // Each call after a barrier; time = slowest rank; median / p1 / p99 over N calls, methods
 // interleaved per call; `ratio` against the direct exchange in the same run. Messages are
 // summed over ranks per call (deterministic). Beyond 2 ranks this machine is oversubscribed.
-#include "treefold/exchange/modelled_schedules.hpp"
+#include "treefold/model/schedules.hpp"
 #include "treefold/exchange/schedule.hpp"
 #include "treefold/layout/distribution.hpp"
 #include "treefold/reducer.hpp"

@@ -4,7 +4,7 @@ find_package(Boost 1.74 REQUIRED COMPONENTS program_options)
 add_executable(reduction_bench
   ${CMAKE_CURRENT_LIST_DIR}/reduction_bench.cpp
   ${CMAKE_CURRENT_LIST_DIR}/kernel_fastmath_ceiling.cpp)
-target_link_libraries(reduction_bench PRIVATE treefold::treefold Boost::program_options)
+target_link_libraries(reduction_bench PRIVATE treefold_all Boost::program_options)
 treefold_target_flags(reduction_bench)
 # The `fast` mode links the irreproducible ceiling (flags in perf/CMakeLists.txt).
 # Reproducibility over p at the thesis's scale (seed 000, Table 4.2): real ranks under mpirun,
@@ -12,5 +12,5 @@ treefold_target_flags(reduction_bench)
 add_executable(reproducibility_sweep
   ${CMAKE_CURRENT_LIST_DIR}/reproducibility_sweep.cpp
   ${CMAKE_CURRENT_LIST_DIR}/kernel_fastmath_ceiling.cpp)
-target_link_libraries(reproducibility_sweep PRIVATE treefold::treefold Boost::program_options)
+target_link_libraries(reproducibility_sweep PRIVATE treefold_all Boost::program_options)
 treefold_target_flags(reproducibility_sweep)

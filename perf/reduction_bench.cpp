@@ -29,7 +29,7 @@
 #include "bench_options.hpp"
 #include "bench_util.hpp"
 #include "treefold/all_reduce.hpp"
-#include "treefold/exchange/by_name.hpp"
+#include "treefold/all_exchanges.hpp"
 #include "treefold/collective/distribute.hpp"
 #include "treefold/io/synthetic.hpp"
 #include "treefold/io/values_file.hpp"
@@ -128,7 +128,7 @@ int main(int argc, char** argv)
         "even-lower | even-upper | power-of-two | aligned:ALPHA, or a comma list of them")(
         "modes", po::value(&modes_arg)->default_value(modes_arg), "comma list of modes")(
         "exchanges", po::value(&exchanges_arg)->default_value(exchanges_arg),
-        ("comma list of treefold exchanges: " + exchange::exchange_name_list()).c_str())(
+        ("comma list of treefold exchanges: " + exchange::name_list<treefold::all_exchanges>()).c_str())(
         "dataset", po::value(&dataset), "name in the CSV (default: file name or synthetic-KIND)")(
         "reps", po::value(&reps)->default_value(reps), "timed calls per method")(
         "width", po::value(&width)->default_value(width), "rows mode: values per row")(
@@ -161,7 +161,7 @@ int main(int argc, char** argv)
             }
         }
         for (const auto& e : perf::split_list(exchanges_arg)) {
-            exchange::visit_by_name(e, [](auto) {}); // throws naming the known exchanges
+            exchange::visit_by_name<treefold::all_exchanges>(e, [](auto) {}); // throws naming the known exchanges
         }
         if (selected(perf::split_list(modes_arg), "rows")) {
             if (!synthetic || width == 0) {
@@ -237,7 +237,7 @@ int main(int argc, char** argv)
         const std::size_t first = methods.size();
         if (selected(modes, "treefold")) {
             for (const auto& e : exchanges) {
-                methods.push_back(exchange::visit_by_name(e, [&](auto type) {
+                methods.push_back(exchange::visit_by_name<treefold::all_exchanges>(e, [&](auto type) {
                     return treefold_method<typename decltype(type)::type>(e, world, l, local);
                 }));
             }

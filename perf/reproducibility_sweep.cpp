@@ -34,7 +34,7 @@
 #include "treefold/layout/block_layout.hpp"
 #include "treefold/layout/distribution.hpp"
 #include "treefold/reducer.hpp"
-#include "treefold/tree/decompose.hpp"
+#include "treefold/index_tree/decompose.hpp"
 
 #include <boost/mpi.hpp>
 #include <boost/program_options.hpp>
@@ -88,7 +88,7 @@ double recursive_doubling(const std::vector<double>& partial)
 /// Every method's result for p virtual ranks.
 std::vector<row> virtual_results(const std::vector<double>& all, const layout::block_layout& l)
 {
-    const tree::index_t n = all.size();
+    const index_tree::index_t n = all.size();
     std::plus<double> op;
     frontier<double> merged(n);
     frontier<double> block(n);
@@ -103,8 +103,8 @@ std::vector<row> virtual_results(const std::vector<double>& all, const layout::b
             continue;
         }
         block.reset(n);
-        tree::for_each_maximal_node(b.start, b.start + b.count, n, [&](tree::node v) {
-            block.push(v, kernel::best::reduce_node(all.data() + v.x, tree::cover_size(v, n), op), op);
+        index_tree::for_each_maximal_node(b.start, b.start + b.count, n, [&](index_tree::node v) {
+            block.push(v, kernel::best::reduce_node(all.data() + v.x, index_tree::cover_size(v, n), op), op);
         });
         merged.merge(block, op);
     }

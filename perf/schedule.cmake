@@ -5,6 +5,6 @@
 #   mpirun -n P perf/reducer_exchange                   reducer all_reduce by exchange
 foreach(prog schedule_calibrate osu_allreduce schedule_efficiency reducer_exchange)
   add_executable(${prog} ${CMAKE_CURRENT_LIST_DIR}/${prog}.cpp)
-  target_link_libraries(${prog} PRIVATE treefold::treefold)
+  target_link_libraries(${prog} PRIVATE treefold_all)
   treefold_target_flags(${prog})
 endforeach()

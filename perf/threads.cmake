@@ -5,5 +5,5 @@ add_executable(thread_bench
   ${CMAKE_CURRENT_LIST_DIR}/thread_bench.cpp
   ${CMAKE_CURRENT_LIST_DIR}/kernel_fastmath_ceiling.cpp)
 find_package(Boost 1.74 REQUIRED COMPONENTS program_options)
-target_link_libraries(thread_bench PRIVATE treefold::treefold Boost::program_options)
+target_link_libraries(thread_bench PRIVATE treefold_all Boost::program_options)
 treefold_target_flags(thread_bench)

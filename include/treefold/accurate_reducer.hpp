@@ -10,7 +10,7 @@
 
 #include "treefold/config.hpp"
 #include "treefold/concepts.hpp"
-#include "treefold/doubles_reducer.hpp"
+#include "treefold/detail/doubles_reducer.hpp"
 #include "treefold/exchange/automatic.hpp"
 #include "treefold/kernel/accurate.hpp"
 
@@ -26,8 +26,7 @@ namespace treefold {
 ///   the same bits.
 /// - Exchange: as for treefold::reducer (exchange::automatic by default).
 ///
-/// Construction is collective and checks the layout as treefold::reducer does; it reserves
-/// (but never touches) one double_double of address space per local value. The interface
+/// Construction is collective and checks the layout as treefold::reducer does. The interface
 /// (all_reduce, all_reduce_parts giving the double_double, reduce, ...) is
 /// detail::doubles_reducer's, shared with binned_reducer.
 template <class Kernel = kernel::accurate_best, exchange_policy<double_double> Exchange = exchange::automatic>

@@ -10,8 +10,8 @@
 #include "treefold/exchange/automatic.hpp"
 #include "treefold/kernel/dispatch.hpp"
 #include "treefold/kernel/ops.hpp"
-#include "treefold/net/comm.hpp"
-#include "treefold/reduction_core.hpp"
+#include "treefold/detail/net/comm.hpp"
+#include "treefold/detail/reduction_core.hpp"
 
 #include <cstddef>
 #include <memory>

@@ -11,7 +11,7 @@
 
 #include "treefold/config.hpp"
 #include "treefold/concepts.hpp"
-#include "treefold/doubles_reducer.hpp"
+#include "treefold/detail/doubles_reducer.hpp"
 #include "treefold/exchange/automatic.hpp"
 #include "treefold/kernel/binned.hpp"
 
@@ -28,8 +28,7 @@ namespace treefold {
 ///   kernel::binned_scalar<K> is the reference). All give the same bits.
 /// - Exchange: as for treefold::reducer (exchange::automatic by default).
 ///
-/// Construction is collective and checks the layout as treefold::reducer does; it reserves
-/// (but never touches) one binned<K> of address space per local value.
+/// Construction is collective and checks the layout as treefold::reducer does.
 template <int K = 3, class Kernel = kernel::binned_best<K>, exchange_policy<binned<K>> Exchange = exchange::automatic>
 class binned_reducer : public detail::doubles_reducer<binned<K>, Kernel, ops::binned_plus, Exchange> {
 public:

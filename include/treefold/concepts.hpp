@@ -99,6 +99,30 @@ concept kernel_policy = requires(const T* first, std::uint64_t len, Op& op) {
     { K::reduce_node(first, len, op) } -> std::same_as<T>;
 };
 
+/// A local kernel in offset form: `static T K::reduce_at(std::uint64_t offset, std::uint64_t
+/// len, Op& op)` returns the node over the local elements [offset, offset + len) of the call's
+/// input, which the kernel reaches through `op`. Reducers whose input is not an array of T
+/// use it (doubles summed into a wider value, rows of k values): the exchanges call it with
+/// the node's offset in the local block, so no array of T stands in for the input.
+template <class K, class T, class Op>
+concept offset_kernel = requires(std::uint64_t offset, std::uint64_t len, Op& op) {
+    { K::reduce_at(offset, len, op) } -> std::same_as<T>;
+};
+
+namespace detail {
+/// The node over the local elements [offset, offset + len): the kernel's offset form where it
+/// has one, else its pointer form on `local` (the exchanges' one way to call a kernel).
+template <class Kernel, class T, class Op>
+T local_node(const T* local, std::uint64_t offset, std::uint64_t len, Op& op)
+{
+    if constexpr (offset_kernel<Kernel, T, Op>) {
+        return Kernel::reduce_at(offset, len, op);
+    } else {
+        return Kernel::reduce_node(local + offset, len, op);
+    }
+}
+} // namespace detail
+
 /// An exchange strategy for frontiers of T: `E::name` (a C string) and a nested
 /// `template <class> class plan` built collectively from (communicator, layout), whose
 /// `finisher()` is the rank holding the result (exchange::direct, exchange::tree<Shape>,

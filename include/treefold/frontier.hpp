@@ -8,8 +8,8 @@
 /// op(left, right) once, so the merge is bitwise associative (and not commutative).
 
 #include "treefold/config.hpp"
-#include "treefold/tree/decompose.hpp"
-#include "treefold/tree/node.hpp"
+#include "treefold/index_tree/decompose.hpp"
+#include "treefold/index_tree/node.hpp"
 
 #include <cassert>
 #include <cstddef>
@@ -24,14 +24,14 @@ template <class T>
 class frontier {
 public:
     /// An empty frontier (of an empty range) in a tree of `n` elements.
-    explicit frontier(tree::index_t n = 0) : n_(n)
+    explicit frontier(index_tree::index_t n = 0) : n_(n)
     {
-        nodes_.reserve(tree::max_frontier_nodes);
-        values_.reserve(tree::max_frontier_nodes);
+        nodes_.reserve(index_tree::max_frontier_nodes);
+        values_.reserve(index_tree::max_frontier_nodes);
     }
 
     /// Forgets all nodes (keeps capacity) and sets the tree size.
-    void reset(tree::index_t n)
+    void reset(index_tree::index_t n)
     {
         n_ = n;
         nodes_.clear();
@@ -41,19 +41,19 @@ public:
     /// Appends node `v` (which must start where the frontier ends) with its value and
     /// combines siblings with `op(left, right)` until no two adjacent nodes are siblings.
     template <class Op>
-    void push(tree::node v, T value, Op& op)
+    void push(index_tree::node v, T value, Op& op)
     {
-        assert(nodes_.empty() || tree::cover_end(nodes_.back(), n_) == v.x);
+        assert(nodes_.empty() || index_tree::cover_end(nodes_.back(), n_) == v.x);
         while (!nodes_.empty()) {
-            const tree::node left = nodes_.back();
-            if (left.level != v.level || !tree::is_left_child(left) ||
-                left.x + tree::span(left.level) != v.x) {
+            const index_tree::node left = nodes_.back();
+            if (left.level != v.level || !index_tree::is_left_child(left) ||
+                left.x + index_tree::span(left.level) != v.x) {
                 break;
             }
             value = op(std::as_const(values_.back()), std::as_const(value));
             nodes_.pop_back();
             values_.pop_back();
-            v = tree::promote(tree::parent(left), n_);
+            v = index_tree::promote(index_tree::parent(left), n_);
         }
         nodes_.push_back(v);
         values_.push_back(std::move(value));
@@ -78,20 +78,20 @@ public:
     }
 
     /// The number of elements of the tree the nodes belong to.
-    tree::index_t tree_size() const { return n_; }
+    index_tree::index_t tree_size() const { return n_; }
     std::size_t node_count() const { return nodes_.size(); }
     bool empty() const { return nodes_.empty(); }
-    std::span<const tree::node> nodes() const { return nodes_; }
+    std::span<const index_tree::node> nodes() const { return nodes_; }
     std::span<const T> values() const { return values_; }
-    const tree::node& back_node() const { return nodes_.back(); }
+    const index_tree::node& back_node() const { return nodes_.back(); }
     /// First index covered (nodes must be non-empty).
-    tree::index_t begin_index() const { return nodes_.front().x; }
+    index_tree::index_t begin_index() const { return nodes_.front().x; }
     /// One past the last index covered (nodes must be non-empty).
-    tree::index_t end_index() const { return tree::cover_end(nodes_.back(), n_); }
+    index_tree::index_t end_index() const { return index_tree::cover_end(nodes_.back(), n_); }
 
 private:
-    tree::index_t n_;
-    std::vector<tree::node> nodes_;
+    index_tree::index_t n_;
+    std::vector<index_tree::node> nodes_;
     std::vector<T> values_;
 };
 

@@ -12,7 +12,7 @@
 #include "treefold/kernel/threads.hpp"
 #include "treefold/layout/block_layout.hpp"
 #include "treefold/layout/distribution.hpp"
-#include "treefold/reduction_core.hpp"
+#include "treefold/detail/reduction_core.hpp"
 #include "treefold/request.hpp"
 
 #include <boost/mpi/communicator.hpp>

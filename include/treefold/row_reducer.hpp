@@ -12,14 +12,15 @@
 #include "treefold/config.hpp"
 #include "treefold/comm_view.hpp"
 #include "treefold/concepts.hpp"
+#include "treefold/exchange/automatic.hpp"
 #include "treefold/exchange/direct.hpp"
 #include "treefold/exchange/tree.hpp"
 #include "treefold/kernel/dispatch.hpp"
 #include "treefold/kernel/ops.hpp"
 #include "treefold/kernel/rows.hpp"
 #include "treefold/layout/block_layout.hpp"
-#include "treefold/net/transport.hpp"
-#include "treefold/reduction_core.hpp"
+#include "treefold/detail/net/transport.hpp"
+#include "treefold/detail/reduction_core.hpp"
 
 #include <boost/mpi/communicator.hpp>
 
@@ -34,6 +35,7 @@
 #include <string>
 #include <type_traits>
 #include <utility>
+#include <string_view>
 #include <vector>
 
 namespace treefold {
@@ -211,15 +213,15 @@ struct codec<row<T>> {
 /// Reduces N rows of k values spread over the ranks of a communicator (see the file
 /// comment). Op is a binary operator on T applied column by column (ops::plus by default;
 /// a generic lambda takes the SIMD row kernel, other operators a scalar one). Exchange is
-/// exchange::direct or exchange::tree<Shape>, as for treefold::reducer.
+/// exchange::automatic (the default, as for every reducer: it takes the direct exchange for
+/// rows, which cannot be timed outside a call), exchange::direct or exchange::tree<Shape>.
 ///
 /// Construction is collective and checks the layout like treefold::reducer, and that every
-/// rank passes the same k > 0. The exchange plans index the local block by element, so the reducer keeps one empty row handle per
-/// local row (sizeof(row<T>) = 16 bytes each, allocated once, never touched by a call):
-/// prefer the std::array form for narrow rows. The rows a call makes live in the reducer's
+/// rank passes the same k > 0. The exchange plans find a node's rows by their offset in the
+/// local block (an offset kernel). The rows a call makes live in the reducer's
 /// arena (a few per tree level and message, kept for later calls); a reducer is not meant
 /// to be called from its own operator.
-template <class T, reduction_operator<T> Op = ops::plus, exchange_policy<row<T>> Exchange = exchange::direct>
+template <class T, reduction_operator<T> Op = ops::plus, exchange_policy<row<T>> Exchange = exchange::automatic>
 class row_reducer {
     static_assert(transportable<row<T>>);
 
@@ -230,7 +232,7 @@ public:
 
     /// Plans the reduction of rows of `k` values (collective over `comm`); k must be > 0.
     row_reducer(comm_view comm, layout::block_layout layout, std::size_t k, Op op = Op{})
-        : core_(comm, std::move(layout), k), k_(k), op_(std::move(op)), anchors_(core_.local_count()), arena_(k)
+        : core_(comm, std::move(layout), k), k_(k), op_(std::move(op)), arena_(k)
     {
     }
 
@@ -287,6 +289,8 @@ public:
     const layout::block_layout& layout() const { return core_.layout(); }
     /// Messages and bytes this rank sent during the last call.
     const net::counters& last_counters() const { return core_.last_counters(); }
+    /// The exchange this reducer runs (for exchange::automatic, the one it chose).
+    std::string_view exchange_used() const { return core_.exchange_used(); }
 
 private:
     /// What the exchange sees as "the operator": combines whole rows into fresh arena rows,
@@ -295,7 +299,6 @@ private:
         Op* op;
         std::size_t k;
         const T* data;            // this call's local rows
-        const row<T>* anchors;    // anchors[i] stands for local row i
         detail::row_arena<T>* arena; // the scope's current arena, kept so combines skip a thread_local lookup
 
         row<T> operator()(const row<T>& a, const row<T>& b) const
@@ -308,14 +311,13 @@ private:
         }
     };
 
-    /// Kernel policy for the exchange plans: a node's rows through the row kernels.
+    /// Kernel policy for the exchange plans, in offset form: a node's rows (local rows
+    /// [offset, offset + len)) through the row kernels.
     struct row_kernel {
-        template <class R>
-        static R reduce_node(const R* first, std::uint64_t len, row_op& ro)
+        static row<T> reduce_at(std::uint64_t offset, std::uint64_t len, row_op& ro)
         {
-            const auto index = static_cast<std::size_t>(first - ro.anchors);
-            const R out = ro.arena->take();
-            kernel::reduce_rows<xsimd::default_arch>(ro.data + index * ro.k, len, ro.k, *ro.op, out.data());
+            const row<T> out = ro.arena->take();
+            kernel::reduce_rows<xsimd::default_arch>(ro.data + offset * ro.k, len, ro.k, *ro.op, out.data());
             return out;
         }
     };
@@ -323,14 +325,14 @@ private:
     // The call on rows; the result is an arena row, valid until the next call.
     row<T> all_reduce_row(std::span<const T> local)
     {
-        row_op ro{&op_, k_, local.data(), anchors_.data(), &arena_};
-        return core_.template all_reduce<row_kernel>(anchors_.data(), local.size(), ro);
+        row_op ro{&op_, k_, local.data(), &arena_};
+        return core_.template all_reduce<row_kernel>(nullptr, local.size(), ro);
     }
 
     std::optional<row<T>> reduce_row(std::span<const T> local, int root)
     {
-        row_op ro{&op_, k_, local.data(), anchors_.data(), &arena_};
-        return core_.template reduce<row_kernel>(anchors_.data(), local.size(), ro, root);
+        row_op ro{&op_, k_, local.data(), &arena_};
+        return core_.template reduce<row_kernel>(nullptr, local.size(), ro, root);
     }
 
     void copy_out(const row<T>& out, std::span<T> result) const
@@ -345,7 +347,6 @@ private:
     detail::reduction_core<row<T>, Exchange> core_;
     std::size_t k_;
     Op op_;
-    std::vector<row<T>> anchors_;
     detail::row_arena<T> arena_;
 };
 

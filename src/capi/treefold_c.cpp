@@ -8,9 +8,9 @@
 #include "context.hpp"
 #include "errors.hpp"
 
-#include "treefold/collective/layout_agreement.hpp"
+#include "treefold/layouts.hpp"
 #include "treefold/error.hpp"
-#include "treefold/net/comm.hpp"
+#include "treefold/detail/net/comm.hpp"
 
 #include <boost/mpi/collectives/all_gather.hpp>
 #include <boost/mpi/exception.hpp>

@@ -61,4 +61,12 @@ inline void require_cost(double value, const char* option)
     }
 }
 
+/// A default value as a help text shows it (0.88, not 0.880000).
+inline std::string default_text(double value)
+{
+    std::ostringstream out;
+    out << value;
+    return out.str();
+}
+
 } // namespace treefold::cli

@@ -18,12 +18,9 @@ using treefold::cli::command;
 const command commands[] = {
     {"sum", "mpirun -n P treefold sum [FILE] [--distribution D] [--exchange E] [--repeat R]\n"
             "      reproducible sum of a .binpsllh or text file (one number per line); without FILE\n"
-            "      a built-in synthetic log-likelihood array of 10^6 values. E: direct (default),\n"
-            "      tree = binomial, fibonacci, binary, truncated_fibonacci, truncated_binary, mary4,\n"
-            "      mary8 (4- and 8-ary trees), dual4, dual8 (those trees with the result sent by\n"
-            "      MPI_Bcast), one_sided,\n"
-            "      schedule_rd, schedule_heuristic, schedule_best, schedule_best_sized, native,\n"
-            "      automatic",
+            "      a built-in synthetic log-likelihood array of 10^6 values. E: an exchange of the\n"
+            "      registry (automatic by default; `treefold sum --help` lists them); D: even-upper\n"
+            "      (default), even-lower, power-of-two, aligned:ALPHA",
      &treefold::cli::run_sum},
     {"plan", "treefold plan --n N --p P [--distribution D] [--t-send NS] [--t-op NS]\n"
              "      direct-exchange messages, block sizes and score per layout (no MPI)",

@@ -2,7 +2,7 @@
 // figures of the direct exchange, computed from the plan alone (no MPI).
 #include "common.hpp"
 #include "treefold/layout/distribution.hpp"
-#include "treefold/layout/message_count.hpp"
+#include "treefold/model/message_count.hpp"
 
 #include <boost/program_options.hpp>
 
@@ -49,7 +49,7 @@ plan_options parse_plan(const std::vector<std::string>& args)
     if (o.p < 1) {
         throw usage_error("--p must be at least 1");
     }
-    if (o.n == 0 || o.n > tree::max_size) {
+    if (o.n == 0 || o.n > index_tree::max_size) {
         throw usage_error("--n must be between 1 and 2^63");
     }
     require_cost(o.params.t_send, "--t-send");

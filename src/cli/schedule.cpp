@@ -39,8 +39,8 @@ int run_schedule(const std::vector<std::string>& args, int& /*argc*/, char**& /*
     po::options_description desc("treefold schedule options");
     desc.add_options()
         ("p", po::value(&p)->required(), "number of ranks p (1..1048576)")
-        ("alpha-p", po::value(&m.alpha_p), "pipeline latency of a multicast (us; default 0.88)")
-        ("alpha-r", po::value(&m.alpha_r), "cost per message of a multicast (us; default 0.38)")
+        ("alpha-p", po::value(&m.alpha_p), ("pipeline latency of a multicast (us; default " + default_text(model::thesis_alpha_p) + ")").c_str())
+        ("alpha-r", po::value(&m.alpha_r), ("cost per message of a multicast (us; default " + default_text(model::thesis_alpha_r) + ")").c_str())
         ("beta", po::value(&sized.beta), "cost per byte of a message (us; default 0)")
         ("bytes", po::value(&bytes), "bytes per message (default 8): the model's alpha_p, alpha_r at this size")
         ("calibration", po::value(&calibration), "read alpha_p and alpha_r (and the size terms of "

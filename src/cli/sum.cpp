@@ -2,7 +2,7 @@
 // the reproducible sum of a file or of the built-in synthetic workload.
 #include "common.hpp"
 #include "treefold/collective/distribute.hpp"
-#include "treefold/exchange/by_name.hpp"
+#include "treefold/all_exchanges.hpp"
 #include "treefold/io/synthetic.hpp"
 #include "treefold/io/values_file.hpp"
 #include "treefold/layout/distribution.hpp"
@@ -40,7 +40,7 @@ std::uint64_t bits(double v)
 struct sum_options {
     std::optional<std::string> file;
     layout::distribution dist;
-    std::string exchange = "direct";
+    std::string exchange = "automatic";
     int repeat = 10;
     bool help = false;
 };
@@ -48,12 +48,12 @@ struct sum_options {
 sum_options parse_sum(const std::vector<std::string>& args)
 {
     sum_options o;
-    std::string dist = "even-lower";
+    std::string dist = "even-upper";
     po::options_description desc("treefold sum options");
     desc.add_options()
         ("distribution", po::value(&dist)->default_value(dist), "even-lower | even-upper | power-of-two | aligned:ALPHA")
         ("exchange", po::value(&o.exchange)->default_value(o.exchange),
-         ("tree (= binomial) or one of: " + exchange::exchange_name_list()).c_str())
+         ("one of: " + exchange::name_list<treefold::all_exchanges>()).c_str())
         ("repeat", po::value(&o.repeat)->default_value(o.repeat), "timed calls (median reported)")
         ("file", po::value<std::string>(), "input file (.binpsllh, or text with one number per line; - reads text "
                                             "from standard input)")
@@ -75,7 +75,7 @@ sum_options parse_sum(const std::vector<std::string>& args)
     }
     o.dist = parse_distribution(dist);
     try {
-        exchange::visit_by_name(o.exchange, [](auto) {});
+        exchange::visit_by_name<treefold::all_exchanges>(o.exchange, [](auto) {});
     } catch (const std::invalid_argument& e) {
         throw as_usage(e);
     }
@@ -181,7 +181,7 @@ int run_sum(const std::vector<std::string>& args, int& argc, char**& argv)
         if (o.help) {
             return 0;
         }
-        return exchange::visit_by_name(o.exchange,
+        return exchange::visit_by_name<treefold::all_exchanges>(o.exchange,
                                        [&](auto type) { return run_sum_with<typename decltype(type)::type>(world, o); });
     } catch (const usage_error& e) {
         if (world.rank() == 0) {

@@ -12,7 +12,7 @@ block_layout block_layout::from_counts(std::span<const index_t> counts)
     std::vector<block> blocks(counts.size());
     index_t start = 0;
     for (std::size_t r = 0; r < counts.size(); ++r) {
-        if (counts[r] > tree::max_size - start) {
+        if (counts[r] > index_tree::max_size - start) {
             throw std::invalid_argument("treefold: block counts add up to more than 2^63 indices");
         }
         blocks[r] = block{start, counts[r]};
@@ -32,7 +32,7 @@ block_layout block_layout::from_blocks(std::vector<block> blocks)
             b.start = 0; // an empty block has no position: its start means nothing, whatever it is
             continue;
         }
-        if (b.count > tree::max_size || b.start > tree::max_size - b.count) {
+        if (b.count > index_tree::max_size || b.start > index_tree::max_size - b.count) {
             std::ostringstream msg;
             msg << "treefold: rank " << r << " declares block [" << b.start << ", +" << b.count
                 << ") past the largest supported index 2^63";

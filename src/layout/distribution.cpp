@@ -58,7 +58,7 @@ std::vector<index_t> aligned(index_t n, int p, double alpha)
     const auto up = static_cast<index_t>(p);
     const auto even = even_upper(n, p);
     const double slack_d = alpha * static_cast<double>(n) / static_cast<double>(p);
-    const index_t slack = slack_d >= 9.2e18 ? tree::max_size : static_cast<index_t>(slack_d);
+    const index_t slack = slack_d >= 9.2e18 ? index_tree::max_size : static_cast<index_t>(slack_d);
     std::vector<index_t> starts(up + 1, 0);
     index_t even_start = 0;
     for (index_t r = 0; r < up; ++r) {

@@ -1,8 +1,8 @@
 // Task-graph simulator (see include/treefold/model/task_graph.hpp).
 #include "treefold/model/task_graph.hpp"
 
-#include "treefold/layout/plan_messages.hpp"
-#include "treefold/tree/decompose.hpp"
+#include "treefold/model/plan_messages.hpp"
+#include "treefold/index_tree/decompose.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -298,7 +298,7 @@ partial_bytes frontier_partials(const layout::block_layout& layout, std::uint64_
     return [starts = layout::position_starts(layout), n = layout.size(), value_bytes](int lo, int hi) {
         const auto s = starts[static_cast<std::size_t>(lo)];
         const auto e = starts[static_cast<std::size_t>(hi)];
-        return static_cast<std::uint64_t>(tree::maximal_node_count(s, e, n)) * value_bytes;
+        return static_cast<std::uint64_t>(index_tree::maximal_node_count(s, e, n)) * value_bytes;
     };
 }
 

@@ -8,8 +8,8 @@
 
 #include "../capi/errors.hpp"
 
-#include "treefold/collective/layout_agreement.hpp"
-#include "treefold/net/comm.hpp"
+#include "treefold/layouts.hpp"
+#include "treefold/detail/net/comm.hpp"
 #include "treefold/reducer.hpp"
 
 #include <boost/serialization/split_member.hpp>

@@ -7,7 +7,7 @@
 #include "support/mpi_test.hpp"
 #include "support/oracle.hpp"
 #include "treefold/all_reduce.hpp"
-#include "treefold/collective/layout_agreement.hpp"
+#include "treefold/layouts.hpp"
 #include "treefold/io/values_file.hpp"
 #include "treefold/kernel/ops.hpp"
 #include "treefold/reducer.hpp"

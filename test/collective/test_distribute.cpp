@@ -57,7 +57,7 @@ BOOST_AUTO_TEST_CASE(scatter_of_blocks_beyond_one_mpi_count_throws_on_every_rank
     // 2^31 values per rank: no MPI count can describe a block, and no memory is touched (the
     // layout is only counts; every rank refuses before the root's data size matters).
     const auto& world = testing::world();
-    const std::vector<tree::index_t> counts(static_cast<std::size_t>(world.size()), tree::index_t{1} << 31);
+    const std::vector<index_tree::index_t> counts(static_cast<std::size_t>(world.size()), index_tree::index_t{1} << 31);
     const auto huge = layout::block_layout::from_counts(counts);
     const std::vector<double> none;
     bool threw = false;

@@ -9,7 +9,7 @@
 #include "treefold/exchange/tree.hpp"
 #include "treefold/kernel/scalar.hpp"
 #include "treefold/layout/distribution.hpp"
-#include "treefold/layout/plan_messages.hpp"
+#include "treefold/model/plan_messages.hpp"
 #include "treefold/reducer.hpp"
 
 #include <boost/serialization/string.hpp>
@@ -19,7 +19,7 @@
 #include <vector>
 
 using namespace treefold;
-using tree::index_t;
+using index_tree::index_t;
 
 namespace {
 
@@ -44,7 +44,8 @@ BOOST_AUTO_TEST_CASE(tree_messages_then_one_broadcast)
     const auto xs = values(n);
     const auto b = l.block_of(w.rank());
     reducer<double, std::plus<double>, kernel::scalar, dual4> r(w, l);
-    BOOST_CHECK_EQUAL(std::string(dual4::name), "4-ary+bcast");
+    BOOST_CHECK_EQUAL(std::string(dual4::name), "dual4");
+    BOOST_CHECK_EQUAL(std::string(r.exchange_used()), "dual4");
     const double v = r.all_reduce(std::span<const double>(xs.data() + b.start, b.count));
     BOOST_CHECK_EQUAL(testing::bits_of(v), testing::bits_of(testing::oracle_reduce(xs, std::plus<double>())));
     const auto& c = r.last_counters();

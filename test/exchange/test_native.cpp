@@ -9,7 +9,7 @@
 #include "treefold/exchange/automatic.hpp"
 #include "treefold/exchange/native.hpp"
 #include "treefold/frontier.hpp"
-#include "treefold/frontier_record.hpp"
+#include "treefold/detail/frontier_record.hpp"
 #include "treefold/kernel/scalar.hpp"
 #include "treefold/layout/distribution.hpp"
 #include "treefold/reducer.hpp"
@@ -28,7 +28,7 @@
 
 using namespace treefold;
 namespace mpi = boost::mpi;
-using tree::index_t;
+using index_tree::index_t;
 
 namespace {
 
@@ -48,8 +48,8 @@ std::vector<char> record_of(const frontier_record<double>& f, const std::vector<
 {
     std::vector<double> vals;
     auto op = &skew;
-    tree::for_each_maximal_node(s, e, xs.size(), [&](tree::node v) {
-        vals.push_back(kernel::scalar::reduce_node(xs.data() + v.x, tree::cover_size(v, xs.size()), op));
+    index_tree::for_each_maximal_node(s, e, xs.size(), [&](index_tree::node v) {
+        vals.push_back(kernel::scalar::reduce_node(xs.data() + v.x, index_tree::cover_size(v, xs.size()), op));
     });
     std::vector<char> r(f.bytes());
     f.write(r.data(), s, e, vals.data());
@@ -77,7 +77,7 @@ BOOST_AUTO_TEST_CASE(record_merge_is_the_frontier_of_the_union)
                     const auto left = record_of(f, xs, a, b);
                     auto right = record_of(f, xs, b, c);
                     f.merge(left.data(), right.data(), op, 0, own);
-                    BOOST_REQUIRE_MESSAGE(same_record(right, record_of(f, xs, a, c), tree::maximal_node_count(a, c, n)),
+                    BOOST_REQUIRE_MESSAGE(same_record(right, record_of(f, xs, a, c), index_tree::maximal_node_count(a, c, n)),
                                           "n " << n << " [" << a << ", " << b << ") + [" << b << ", " << c << ")");
                 }
             }
@@ -98,7 +98,7 @@ BOOST_AUTO_TEST_CASE(record_has_room_for_every_frontier)
         std::size_t most = 0;
         for (index_t a = 0; a < n; ++a) {
             for (index_t b = a; b <= n; ++b) {
-                most = std::max(most, tree::maximal_node_count(a, b, n));
+                most = std::max(most, index_tree::maximal_node_count(a, b, n));
             }
         }
         BOOST_REQUIRE_MESSAGE(most <= f.capacity(), "n " << n << ": " << most << " nodes, room for " << f.capacity());
@@ -234,8 +234,8 @@ BOOST_AUTO_TEST_CASE(automatic_chooses_one_candidate_on_every_rank)
     const auto& w = testing::world();
     for (const index_t n : {index_t{3}, index_t{460}, index_t{100000}}) {
         const auto all = choices(w, n);
-        BOOST_CHECK(std::find(exchange::automatic_candidates.begin(), exchange::automatic_candidates.end(), all[0]) !=
-                    exchange::automatic_candidates.end());
+        BOOST_CHECK(std::find(exchange::automatic_candidates::names.begin(), exchange::automatic_candidates::names.end(), all[0]) !=
+                    exchange::automatic_candidates::names.end());
         BOOST_CHECK(std::all_of(all.begin(), all.end(), [&](const std::string& c) { return c == all[0]; }));
         BOOST_CHECK(choices(w, n) == all); // cached: the same choice again
     }

@@ -6,7 +6,7 @@
 #include "support/cases.hpp"
 #include "support/mpi_test.hpp"
 #include "support/oracle.hpp"
-#include "treefold/exchange/one_sided.hpp"
+#include "treefold/rma/one_sided.hpp"
 #include "treefold/layout/distribution.hpp"
 #include "treefold/reducer.hpp"
 

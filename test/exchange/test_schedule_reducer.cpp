@@ -9,7 +9,7 @@
 #include "support/conformance.hpp"
 #include "support/mpi_test.hpp"
 #include "support/oracle.hpp"
-#include "treefold/exchange/modelled_schedules.hpp"
+#include "treefold/model/schedules.hpp"
 #include "treefold/exchange/schedule.hpp"
 #include "treefold/layout/distribution.hpp"
 #include "treefold/reducer.hpp"

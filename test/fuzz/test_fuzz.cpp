@@ -10,7 +10,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "support/mpi_test.hpp"
-#include "treefold/exchange/by_name.hpp"
+#include "treefold/all_exchanges.hpp"
 #include "treefold/kernel/ops.hpp"
 #include "treefold/reducer.hpp"
 
@@ -297,20 +297,15 @@ bool run_group(const boost::mpi::communicator& w, const fuzz_case& c, std::strin
     }
 }
 
-/// Every exchange the library ships (inorder included).
+/// Every exchange the library ships: the registry's names.
 std::vector<std::string_view> exchange_list()
 {
-    std::vector<std::string_view> names(exchange::exchange_names.begin(), exchange::exchange_names.end());
-    names.push_back("inorder");
-    return names;
+    return {treefold::all_exchanges::names.begin(), treefold::all_exchanges::names.end()};
 }
 
 bool run_case(const boost::mpi::communicator& w, const fuzz_case& c, std::string_view name, std::string& why)
 {
-    if (name == "inorder") {
-        return run_group<exchange::tree<topology::inorder>>(w, c, why);
-    }
-    return exchange::visit_by_name(name, [&]<class E>(std::type_identity<E>) { return run_group<E>(w, c, why); });
+    return exchange::visit_by_name<treefold::all_exchanges>(name, [&]<class E>(std::type_identity<E>) { return run_group<E>(w, c, why); });
 }
 
 /// The value after `flag` on the command line (after `--`), or `fallback`.

@@ -30,8 +30,8 @@ out="$("$cxx" "${flags[@]}" -E -ffast-math "$src" 2>&1 >/dev/null)"
 
 printf '#include "treefold/reducer.hpp"\n' > "$src"
 deps="$("$cxx" "${flags[@]}" -M "$src")" || fail "reducer.hpp: -M failed"
-for unwanted in treefold/dsop/ treefold/rma/ treefold/model/ treefold/io/ treefold/exchange/one_sided.hpp \
-                treefold/exchange/modelled_schedules.hpp; do
+for unwanted in treefold/dsop/ treefold/rma/ treefold/model/ treefold/io/ treefold/rma/one_sided.hpp \
+                treefold/model/schedules.hpp; do
   [[ "$deps" != *"$unwanted"* ]] || fail "treefold/reducer.hpp includes $unwanted"
 done
 [[ "$deps" == *treefold/exchange/tree.hpp* ]] || fail "the include list of reducer.hpp looks wrong: $deps"

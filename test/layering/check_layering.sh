@@ -6,7 +6,7 @@ set -uo pipefail
 
 # ---- The rules (the one place to change them) ---------------------------------------------
 # Layers that know nothing of MPI: include/treefold/<layer>/ and src/<layer>/.
-MPI_FREE_LAYERS=(tree layout kernel topology model io)
+MPI_FREE_LAYERS=(index_tree layout kernel topology model io)
 # What those may not include: MPI itself (an include path equal to, or under, one of these) ...
 MPI_INCLUDES=(mpi.h boost/mpi.hpp boost/mpi)
 # ... nor a treefold header of the layers that talk to the network, nor the front doors.
@@ -14,6 +14,10 @@ NETWORK_LAYERS=(collective exchange net rma dsop)
 NETWORK_FILES=(reducer.hpp row_reducer.hpp)
 # Layers that must not include each other (either direction), in include/treefold/ and src/.
 SEPARATED=("collective exchange")
+# The components: the core (every other layer and top-level header) includes none of them.
+COMPONENT_LAYERS=(collective model dsop rma io)
+# What may include components: the tools on top, and the header that joins every registry.
+ABOVE_COMPONENTS=(cli all_exchanges.hpp)
 # Files looked at.
 SOURCE_GLOB='.*\.(h|hpp|hh|hxx|ipp|inl|tpp|c|cc|cpp|cxx)$'
 # --------------------------------------------------------------------------------------------
@@ -43,6 +47,7 @@ layer_of_file() {
     src/*) rest="${rel#src/}" ;;
     *) return ;;
   esac
+  rest="${rest#detail/}" # include/treefold/detail/<layer>/...: that layer's internals
   LAYER="${rest%%/*}"
 }
 
@@ -53,6 +58,7 @@ layer_of_include() {
   LAYER=""
   if [[ "$path" == treefold/* ]]; then
     rel="${path#treefold/}"
+    rel="${rel#detail/}"
     LAYER="${rel%%/*}"
     return
   fi
@@ -95,16 +101,23 @@ check_file() {
     if contains "$layer" "${MPI_FREE_LAYERS[@]}"; then
       if is_mpi_include "$path"; then
         report "$file:$line" "MPI-free layer '$layer' includes <$path>"
+        continue
       elif [[ -n "$target" ]] && { contains "$target" "${NETWORK_LAYERS[@]}" || contains "$target" "${NETWORK_FILES[@]}"; }; then
         report "$file:$line" "MPI-free layer '$layer' includes $path (layer '$target')"
+        continue
       fi
     fi
     for pair in "${SEPARATED[@]}"; do
       read -r a b <<<"$pair"
       if [[ ( "$layer" == "$a" && "$target" == "$b" ) || ( "$layer" == "$b" && "$target" == "$a" ) ]]; then
         report "$file:$line" "layer '$layer' includes $path (layer '$target'; $a and $b are kept apart)"
+        continue 2
       fi
     done
+    if [[ -n "$layer" && -n "$target" ]] && contains "$target" "${COMPONENT_LAYERS[@]}" \
+       && ! contains "$layer" "${COMPONENT_LAYERS[@]}" && ! contains "$layer" "${ABOVE_COMPONENTS[@]}"; then
+      report "$file:$line" "core '$layer' includes $path (component '$target')"
+    fi
   done < <(grep -nE '^[[:space:]]*#[[:space:]]*include' "$ROOT/$file")
   checked=$((checked + 1))
 }

@@ -3,13 +3,13 @@
 
 #include "support/cases.hpp"
 #include "support/mpi_test.hpp"
-#include "treefold/exchange/one_sided.hpp"
-#include "treefold/exchange/modelled_schedules.hpp"
+#include "treefold/rma/one_sided.hpp"
+#include "treefold/model/schedules.hpp"
 #include "treefold/exchange/schedule.hpp"
 #include "treefold/kernel/scalar.hpp"
 #include "treefold/layout/distribution.hpp"
-#include "treefold/layout/message_count.hpp"
-#include "treefold/layout/plan_messages.hpp"
+#include "treefold/model/message_count.hpp"
+#include "treefold/model/plan_messages.hpp"
 #include "treefold/reducer.hpp"
 
 #include <cstdint>

@@ -4,7 +4,7 @@
 #include "support/cases.hpp"
 #include "treefold/layout/block_layout.hpp"
 #include "treefold/layout/distribution.hpp"
-#include "treefold/layout/message_count.hpp"
+#include "treefold/model/message_count.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -98,7 +98,7 @@ BOOST_AUTO_TEST_CASE(layouts_owner_lookup_and_errors)
     BOOST_CHECK_THROW(block_layout::from_blocks({{0, 5}, {6, 2}}), std::invalid_argument); // gap
     BOOST_CHECK_THROW(block_layout::from_blocks({{0, 5}, {4, 2}}), std::invalid_argument); // overlap
     BOOST_CHECK_THROW(block_layout::from_blocks({{1, 5}}), std::invalid_argument);         // gap at 0
-    const std::vector<index_t> huge{treefold::tree::max_size, 1};
+    const std::vector<index_t> huge{treefold::index_tree::max_size, 1};
     BOOST_CHECK_THROW(block_layout::from_counts(huge), std::invalid_argument);
     // An empty block's start means nothing, so none is too large (the audit's defect 6).
     const auto empty_far = block_layout::from_blocks({{0, 4}, {index_t{1} << 63, 0}, {~index_t{0}, 0}});

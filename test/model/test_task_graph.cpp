@@ -7,7 +7,7 @@
 #include "support/throws.hpp"
 
 #include "treefold/layout/block_layout.hpp"
-#include "treefold/layout/plan_messages.hpp"
+#include "treefold/model/plan_messages.hpp"
 #include "treefold/model/pipelining.hpp"
 #include "treefold/model/simulator.hpp"
 #include "treefold/model/task_graph.hpp"
@@ -22,7 +22,7 @@
 namespace model = treefold::model;
 namespace topology = treefold::topology;
 namespace layout = treefold::layout;
-using treefold::tree::index_t;
+using treefold::index_tree::index_t;
 
 namespace {
 

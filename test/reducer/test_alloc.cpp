@@ -7,7 +7,7 @@
 
 #include "support/cases.hpp"
 #include "support/mpi_test.hpp"
-#include "treefold/exchange/modelled_schedules.hpp"
+#include "treefold/model/schedules.hpp"
 #include "treefold/exchange/schedule.hpp"
 #include "treefold/exchange/tree.hpp"
 #include "treefold/layout/distribution.hpp"

@@ -7,7 +7,7 @@
 
 #include "support/mpi_test.hpp"
 #include "support/oracle.hpp"
-#include "treefold/exchange/by_name.hpp"
+#include "treefold/all_exchanges.hpp"
 #include "treefold/layout/distribution.hpp"
 #include "treefold/reducer.hpp"
 
@@ -37,8 +37,8 @@ std::vector<double> values(std::uint64_t n, double shift)
 template <class F>
 void for_each_exchange(F&& f)
 {
-    for (const auto name : exchange::exchange_names) {
-        exchange::visit_by_name(name, f);
+    for (const auto name : treefold::all_exchanges::names) {
+        exchange::visit_by_name<treefold::all_exchanges>(name, f);
     }
     f(std::type_identity<exchange::tree<topology::inorder>>{});
 }

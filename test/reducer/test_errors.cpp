@@ -8,7 +8,7 @@
 #include "treefold/layout/distribution.hpp"
 #include "treefold/exchange/automatic.hpp"
 #include "treefold/exchange/native.hpp"
-#include "treefold/exchange/one_sided.hpp"
+#include "treefold/rma/one_sided.hpp"
 #include "treefold/exchange/schedule.hpp"
 #include "treefold/reducer.hpp"
 

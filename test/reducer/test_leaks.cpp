@@ -6,7 +6,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "support/mpi_test.hpp"
-#include "treefold/exchange/by_name.hpp"
+#include "treefold/all_exchanges.hpp"
 #include "treefold/layout/distribution.hpp"
 #include "treefold/reducer.hpp"
 
@@ -42,9 +42,9 @@ std::array<int, 4> probe(MPI_Comm comm)
     return idx;
 }
 
-std::vector<std::string_view> all_exchanges()
+std::vector<std::string_view> registry_names()
 {
-    return {exchange::exchange_names.begin(), exchange::exchange_names.end()};
+    return {treefold::all_exchanges::names.begin(), treefold::all_exchanges::names.end()};
 }
 
 } // namespace
@@ -68,13 +68,13 @@ BOOST_AUTO_TEST_CASE(probe_sees_a_leak)
 BOOST_AUTO_TEST_CASE(ten_thousand_reducers_hold_no_handles)
 {
     const auto& w = testing::world();
-    const auto names = all_exchanges();
+    const auto names = registry_names();
     const auto l = layout::block_layout::from_counts(layout::even_lower(40, w.size()));
     const std::vector<double> xs(l.block_of(w.rank()).count, 1.0);
     // Warm up: every exchange once (caches such as the private communicator of net/comm.hpp
     // are made on first use and kept on purpose).
     for (const auto name : names) {
-        exchange::visit_by_name(name, [&]<class E>(std::type_identity<E>) {
+        exchange::visit_by_name<treefold::all_exchanges>(name, [&]<class E>(std::type_identity<E>) {
             reducer<double, std::plus<double>, kernel::best, E> r(w, l);
             (void)r.all_reduce(xs);
             (void)r.iall_reduce(xs).wait();
@@ -84,7 +84,7 @@ BOOST_AUTO_TEST_CASE(ten_thousand_reducers_hold_no_handles)
     std::array<int, 4> most = base;
     const int total = 10000;
     for (int i = 0; i < total; ++i) {
-        exchange::visit_by_name(names[static_cast<std::size_t>(i) % names.size()], [&]<class E>(std::type_identity<E>) {
+        exchange::visit_by_name<treefold::all_exchanges>(names[static_cast<std::size_t>(i) % names.size()], [&]<class E>(std::type_identity<E>) {
             reducer<double, std::plus<double>, kernel::best, E> r(w, l);
             if (i % 10 == 0) {
                 (void)r.all_reduce(xs);

@@ -13,8 +13,10 @@
 
 #include <boost/mpi/nonblocking.hpp>
 
+#include <atomic>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 using namespace treefold;
@@ -169,4 +171,63 @@ BOOST_AUTO_TEST_CASE(one_call_in_flight_per_reducer)
     }
     BOOST_CHECK_EQUAL(testing::bits_of(r.all_reduce(block_of(xs, l, w.rank()))),
                       testing::bits_of(testing::oracle_reduce(xs, std::plus<double>())));
+}
+
+BOOST_AUTO_TEST_CASE(blocking_call_while_nonblocking_in_flight_is_refused)
+{
+    // The header's promise: a blocking call on a reducer whose nonblocking call is in flight
+    // throws std::logic_error (on every rank, since every rank makes the same mistake), and
+    // the request in flight still completes with the right bits.
+    const auto& w = testing::world();
+    const std::uint64_t n = 460;
+    const auto xs = mixed(n);
+    const auto l = layout::block_layout::from_counts(layout::even_upper(n, w.size()));
+    const auto local = block_of(xs, l, w.rank());
+    reducer<double> r(w, l);
+    auto req = r.iall_reduce(local);
+    BOOST_CHECK_THROW(r.all_reduce(local), std::logic_error);
+    BOOST_CHECK_THROW(r.reduce(local, 0), std::logic_error);
+    BOOST_CHECK_THROW(r.iall_reduce(local), std::logic_error);
+    BOOST_CHECK_EQUAL(testing::bits_of(req.wait()),
+                      testing::bits_of(testing::oracle_reduce(xs, std::plus<double>())));
+    // After the wait the reducer takes blocking calls again.
+    BOOST_CHECK_EQUAL(testing::bits_of(r.all_reduce(local)),
+                      testing::bits_of(testing::oracle_reduce(xs, std::plus<double>())));
+}
+
+BOOST_AUTO_TEST_CASE(one_reducer_from_two_threads_is_refused)
+{
+    // A reducer serves one thread at a time: a second thread's call while the first runs is a
+    // std::logic_error (it was a hang). Deterministic on a one-rank communicator: the first
+    // call's operator waits until the second thread has tried.
+    const auto& w = testing::world();
+    const mpi::communicator self = w.split(w.rank());
+    std::atomic<bool> entered{false};
+    std::atomic<bool> tried{false};
+    auto op = [&entered, &tried](double a, double b) {
+        entered.store(true);
+        while (!tried.load()) {
+            std::this_thread::yield();
+        }
+        return a + b;
+    };
+    const std::vector<double> local{1.0, 2.0, 3.0};
+    reducer<double, decltype(op), kernel::scalar, exchange::tree<>> r(self, local.size(), op);
+    std::string second;
+    std::thread other([&] {
+        while (!entered.load()) {
+            std::this_thread::yield();
+        }
+        try {
+            r.all_reduce(local);
+            second = "no exception";
+        } catch (const std::logic_error& e) {
+            second = e.what();
+        }
+        tried.store(true);
+    });
+    const double first = r.all_reduce(local);
+    other.join();
+    BOOST_CHECK_EQUAL(first, 6.0);
+    BOOST_CHECK_MESSAGE(second.find("two threads") != std::string::npos, "second thread: " << second);
 }

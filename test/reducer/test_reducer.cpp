@@ -7,7 +7,7 @@
 #include "support/mpi_test.hpp"
 #include "support/oracle.hpp"
 #include "treefold/layout/distribution.hpp"
-#include "treefold/layout/message_count.hpp"
+#include "treefold/model/message_count.hpp"
 #include "treefold/reducer.hpp"
 
 #include <cstdint>

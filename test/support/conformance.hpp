@@ -5,11 +5,12 @@
 
 #include "support/cases.hpp"
 #include "support/mpi_test.hpp"
+#include "treefold/all_exchanges.hpp"
 #include "treefold/exchange/automatic.hpp"
 #include "treefold/exchange/direct.hpp"
-#include "treefold/exchange/modelled_schedules.hpp"
+#include "treefold/model/schedules.hpp"
 #include "treefold/exchange/native.hpp"
-#include "treefold/exchange/one_sided.hpp"
+#include "treefold/rma/one_sided.hpp"
 #include "treefold/exchange/schedule.hpp"
 #include "treefold/exchange/tree.hpp"
 #include "treefold/kernel/ops.hpp"
@@ -82,19 +83,15 @@ void for_each_type(type_list<Ts...>, F&& f)
     std::size_t i = 0;
     (f(std::type_identity<Ts>{}, i++), ...);
 }
+/// The same over an exchange list of the registry.
+template <class... Ts, class F>
+void for_each_type(exchange::exchange_list<Ts...>, F&& f)
+{
+    for_each_type(type_list<Ts...>{}, std::forward<F>(f));
+}
 
-/// Every exchange the library ships (exchange/by_name.hpp lists them by name, the 4- and 8-ary
-/// trees among them) and the inorder tree shape, which by_name does not name.
-using all_exchanges =
-    type_list<exchange::direct, exchange::tree<topology::binomial>, exchange::tree<topology::fibonacci>,
-              exchange::tree<topology::binary>, exchange::tree<topology::inorder>,
-              exchange::tree<topology::truncated_fibonacci>, exchange::tree<topology::truncated_binary>,
-              exchange::tree<topology::m_ary<4>>, exchange::tree<topology::m_ary<8>>,
-              exchange::tree<topology::m_ary<4>, exchange::result_broadcast::mpi>,
-              exchange::tree<topology::m_ary<8>, exchange::result_broadcast::mpi>, exchange::one_sided,
-              exchange::scheduled<exchange::schedules::recursive_doubling>,
-              exchange::scheduled<exchange::schedules::heuristic>, exchange::scheduled<exchange::schedules::best>,
-              exchange::scheduled<exchange::schedules::best_sized>, exchange::native, exchange::automatic>;
+/// Every exchange the library ships: the registry's list (treefold/all_exchanges.hpp).
+using all_exchanges = treefold::all_exchanges;
 
 /// One layout of N indices over p ranks, with the name failures report.
 struct named_layout {

@@ -5,8 +5,8 @@
 
 #include "treefold/config.hpp"
 #include "treefold/comm_view.hpp"
-#include "treefold/net/transfers.hpp"
-#include "treefold/net/transport.hpp"
+#include "treefold/collective/detail/transfers.hpp"
+#include "treefold/detail/net/transport.hpp"
 
 #include <boost/mpi/communicator.hpp>
 

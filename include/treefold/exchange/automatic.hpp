@@ -5,6 +5,7 @@
 /// The choice, made collectively when the plan is built:
 /// 1. TREEFOLD_EXCHANGE=NAME in the environment forces one of `automatic_candidates`
 ///    (for experiments; it must be the same on every rank, else every rank throws).
+///    The candidates are core exchanges only: native, binomial, direct, dual4, schedule_rd.
 /// 2. Otherwise the choice TREEFOLD_CALIBRATION's file holds for this (p, ceil(log2 N),
 ///    sizeof(T)), if any (written by `treefold calibrate`; readable on every rank, or every
 ///    rank throws).
@@ -16,47 +17,44 @@
 ///    interleaved, each round after a barrier; the candidate with the smallest median of the
 ///    slowest rank wins. The choice is cached per (p, ceil(log2 N), sizeof(T)) for the process,
 ///    and a cached choice is used only when every rank has it (rank 0's value is taken).
-/// On one rank, or for N = 0, the tree exchange is taken without calibration.
+/// On one rank, or for N = 0, the tree exchange is taken without calibration; for a type with
+/// its own codec (row_reducer's rows), the direct exchange.
 
 #include "treefold/config.hpp"
+#include "treefold/concepts.hpp"
+#include "treefold/detail/exchange/automatic_choice.hpp"
+#include "treefold/detail/exchange/outcome.hpp"
+#include "treefold/detail/net/transport.hpp"
 #include "treefold/exchange/direct.hpp"
+#include "treefold/exchange/list.hpp"
 #include "treefold/exchange/native.hpp"
-#include "treefold/exchange/outcome.hpp"
 #include "treefold/exchange/schedule.hpp"
 #include "treefold/exchange/tree.hpp"
 #include "treefold/layout/distribution.hpp"
-#include "treefold/net/transport.hpp"
 
 #include <boost/mpi/collectives.hpp>
 #include <boost/mpi/communicator.hpp>
 #include <boost/mpi/timer.hpp>
-#include <sys/stat.h>
 
 #include <algorithm>
-#include <array>
+#include <cstddef>
 #include <cstdint>
-#include <cstdlib>
-#include <fstream>
-#include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
-#include <sstream>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
-#include <tuple>
+#include <utility>
 #include <variant>
 #include <vector>
 
 namespace treefold::exchange {
 
-/// The exchanges automatic chooses from (their by_name spellings), in variant order.
-/// The scheduled candidate is the schedule the size-aware model picks for the plan's frontier
-/// messages (recursive doubling at p = 2 and for small frontiers; fewer, larger rounds past
-/// the eager limit).
-inline constexpr std::array<std::string_view, 5> automatic_candidates{"native", "binomial", "direct", "dual4",
-                                                                        "schedule_best_sized"};
+/// The exchanges automatic chooses from, in variant order: core exchanges only, so a program
+/// whose reducers use automatic links no component.
+using automatic_candidates = exchange_list<native, tree<>, direct, tree<topology::m_ary<4>, result_broadcast::mpi>,
+                                           scheduled<schedules::recursive_doubling>>;
 
 namespace detail {
 
@@ -69,90 +67,12 @@ struct calibration_kernel {
     }
 };
 
-/// Choices made by calibration in this process: (p, ceil(log2 N), sizeof(T)) -> candidate.
-inline std::map<std::tuple<int, unsigned, std::size_t>, int>& calibrated_choices()
-{
-    static std::map<std::tuple<int, unsigned, std::size_t>, int> choices;
-    return choices;
-}
-inline std::mutex& calibrated_choices_lock()
-{
-    static std::mutex m;
-    return m;
-}
-
-/// The candidate named `name`, or -1.
-inline int candidate_index(std::string_view name)
-{
-    const auto at = std::find(automatic_candidates.begin(), automatic_candidates.end(), name);
-    return at == automatic_candidates.end() ? -1 : static_cast<int>(at - automatic_candidates.begin());
-}
-
-/// Adds the choices of the file TREEFOLD_CALIBRATION names (written by `treefold calibrate`:
-/// lines "p level bytes exchange", '#' starts a comment line) to the cache, once per path;
-/// they replace choices calibrated before. False when the file cannot be read or a line is
-/// not of that form.
-inline bool load_calibration_file()
-{
-    const char* path = std::getenv("TREEFOLD_CALIBRATION");
-    if (path == nullptr || *path == '\0') {
-        return true;
-    }
-    static std::string loaded; // guarded by calibrated_choices_lock()
-    const std::lock_guard<std::mutex> lock(calibrated_choices_lock());
-    if (loaded == path) {
-        return true;
-    }
-    // Only a regular file: opening a FIFO would block every rank (POSIX stat, no <filesystem>).
-    struct stat status {};
-    if (::stat(path, &status) != 0 || !S_ISREG(status.st_mode)) {
-        return false;
-    }
-    std::ifstream in(path);
-    std::map<std::tuple<int, unsigned, std::size_t>, int> entries;
-    std::string line;
-    while (in && std::getline(in, line)) {
-        if (line.empty() || line[0] == '#') {
-            continue;
-        }
-        std::istringstream fields(line);
-        int p = 0;
-        unsigned level = 0;
-        std::size_t bytes = 0;
-        std::string name;
-        std::string extra;
-        if (!(fields >> p >> level >> bytes >> name) || (fields >> extra) || candidate_index(name) < 0) {
-            return false;
-        }
-        entries[{p, level, bytes}] = candidate_index(name);
-    }
-    if (!in.eof()) {
-        return false; // not opened, or a read error
-    }
-    for (const auto& [key, choice] : entries) {
-        calibrated_choices()[key] = choice;
-    }
-    loaded = path;
-    return true;
-}
-
-/// Forgets every cached choice (`treefold calibrate` measures afresh).
-inline void forget_calibration()
-{
-    const std::lock_guard<std::mutex> lock(calibrated_choices_lock());
-    calibrated_choices().clear();
-}
-
-/// The candidate TREEFOLD_EXCHANGE names on this rank: -1 when unset, -2 when unknown.
-inline int forced_candidate()
-{
-    const char* e = std::getenv("TREEFOLD_EXCHANGE");
-    if (e == nullptr || *e == '\0') {
-        return -1;
-    }
-    const int at = candidate_index(e);
-    return at < 0 ? -2 : at;
-}
+template <class T, class List>
+struct candidate_variant;
+template <class T, class... E>
+struct candidate_variant<T, exchange_list<E...>> {
+    using type = std::variant<std::monostate, typename E::template plan<T>...>;
+};
 
 } // namespace detail
 
@@ -169,8 +89,8 @@ struct automatic {
             emplace(choice_, comm, layout);
         }
 
-        /// The chosen candidate's name (an entry of automatic_candidates).
-        std::string_view choice() const { return automatic_candidates[static_cast<std::size_t>(choice_)]; }
+        /// The chosen candidate's name (one of automatic_candidates::names).
+        std::string_view choice() const { return automatic_candidates::names[static_cast<std::size_t>(choice_)]; }
         /// Whether every rank ends with the result (the native exchange for raw T, the schedule).
         bool result_everywhere() const
         {
@@ -196,9 +116,7 @@ struct automatic {
     private:
         // Alternative i + 1 is candidate i (native falls back to a tree for serialised T, so
         // two alternatives may have one type: hence access by index).
-        using variant = std::variant<std::monostate, native::plan<T>, tree<>::plan<T>, direct::plan<T>,
-                                     typename tree<topology::m_ary<4>, result_broadcast::mpi>::template plan<T>,
-                                     typename scheduled<schedules::best_sized>::template plan<T>>;
+        using variant = typename detail::candidate_variant<T, automatic_candidates>::type;
 
         template <class F>
         decltype(auto) visit(F&& f) const
@@ -208,39 +126,30 @@ struct automatic {
         template <class F>
         decltype(auto) visit(F&& f)
         {
-            switch (impl_.index()) {
-            case 1:
-                return f(std::get<1>(impl_));
-            case 2:
-                return f(std::get<2>(impl_));
-            case 3:
-                return f(std::get<3>(impl_));
-            case 4:
-                return f(std::get<4>(impl_));
-            default:
-                return f(std::get<5>(impl_));
+            return visit_from<1>(f);
+        }
+        template <std::size_t I, class F>
+        decltype(auto) visit_from(F& f)
+        {
+            if constexpr (I + 1 < std::variant_size_v<variant>) {
+                if (impl_.index() != I) {
+                    return visit_from<I + 1>(f);
+                }
             }
+            return f(std::get<I>(impl_));
         }
 
+        /// Builds candidate `which` (0-based) in place.
+        template <std::size_t I = 1>
         void emplace(int which, const boost::mpi::communicator& comm, const layout::block_layout& layout)
         {
-            switch (which) {
-            case 0:
-                impl_.template emplace<1>(comm, layout);
-                break;
-            case 1:
-                impl_.template emplace<2>(comm, layout);
-                break;
-            case 2:
-                impl_.template emplace<3>(comm, layout);
-                break;
-            case 3:
-                impl_.template emplace<4>(comm, layout);
-                break;
-            default:
-                impl_.template emplace<5>(comm, layout);
-                break;
+            if constexpr (I + 1 < std::variant_size_v<variant>) {
+                if (which != static_cast<int>(I) - 1) {
+                    emplace<I + 1>(which, comm, layout);
+                    return;
+                }
             }
+            impl_.template emplace<I>(comm, layout);
         }
 
         static int choose(const boost::mpi::communicator& comm, const layout::block_layout& layout)
@@ -248,7 +157,8 @@ struct automatic {
             namespace mpi = boost::mpi;
             // Agree on the forced choice (equal on every rank, and known) and on the
             // calibration file (readable on every rank): -3 marks a file that is not.
-            const int forced = detail::load_calibration_file() ? detail::forced_candidate() : -3;
+            constexpr std::span<const std::string_view> names(automatic_candidates::names);
+            const int forced = detail::load_calibration_file(names) ? detail::forced_candidate(names) : -3;
             const std::pair<int, int> mine{forced, -forced};
             std::pair<int, int> range{};
             mpi::all_reduce(comm, mine, range, [](const std::pair<int, int>& a, const std::pair<int, int>& b) {
@@ -262,12 +172,8 @@ struct automatic {
                 throw std::invalid_argument("treefold: TREEFOLD_EXCHANGE differs between ranks");
             }
             if (range.first == -2) {
-                std::string names;
-                for (const auto n : automatic_candidates) {
-                    names += (names.empty() ? "" : ", ") + std::string(n);
-                }
                 throw std::invalid_argument("treefold: TREEFOLD_EXCHANGE names no exchange automatic can choose (" +
-                                            names + ")");
+                                            name_list<automatic_candidates>() + ")");
             }
             if (range.first >= 0) {
                 return range.first;
@@ -275,23 +181,21 @@ struct automatic {
             if (comm.size() == 1 || layout.size() == 0) {
                 return 1; // nothing to exchange (or no call can succeed): no calibration
             }
-            const auto key = std::make_tuple(comm.size(), treefold::tree::root_level(layout.size()),
-                                             std::is_trivially_copyable_v<T> ? sizeof(T) : 0);
-            int cached = -1;
-            {
-                const std::lock_guard<std::mutex> lock(detail::calibrated_choices_lock());
-                const auto& choices = detail::calibrated_choices();
-                if (const auto it = choices.find(key); it != choices.end()) {
-                    cached = it->second;
-                }
+            if constexpr (has_own_codec<T>::value) {
+                // A type with its own codec (row_reducer's rows) decodes only inside its
+                // reducer's call, so it cannot be timed here: the direct exchange, which
+                // sends each frontier node once, without calibration.
+                return 2;
             }
+            const detail::choice_key key{comm.size(), index_tree::root_level(layout.size()),
+                                         std::is_trivially_copyable_v<T> ? sizeof(T) : 0};
+            const int cached = detail::cached_choice(key);
             // Use a cached choice only when every rank has one, and then rank 0's.
             std::pair<int, int> agreed{cached < 0 ? 0 : 1, cached};
             mpi::broadcast(comm, agreed.second, 0);
             agreed.first = mpi::all_reduce(comm, agreed.first, mpi::minimum<int>());
-            int choice = agreed.first == 1 ? agreed.second : calibrate(comm, layout);
-            const std::lock_guard<std::mutex> lock(detail::calibrated_choices_lock());
-            detail::calibrated_choices()[key] = choice;
+            const int choice = agreed.first == 1 ? agreed.second : calibrate(comm, layout);
+            detail::remember_choice(key, choice);
             return choice;
         }
 
@@ -309,7 +213,7 @@ struct automatic {
             const layout::block_layout& l = largest <= most ? real : stand_in;
             const std::vector<T> zeros(l.block_of(comm.rank()).count);
             std::vector<std::unique_ptr<plan>> plans;
-            for (std::size_t c = 0; c < automatic_candidates.size(); ++c) {
+            for (std::size_t c = 0; c < automatic_candidates::size; ++c) {
                 plans.push_back(std::unique_ptr<plan>(new plan(comm, l, static_cast<int>(c))));
             }
             // noexcept, like the built-in operators: an operator that may throw makes native and

@@ -6,12 +6,12 @@
 /// blocking receive. The owner of index 0 ends with the root.
 
 #include "treefold/config.hpp"
-#include "treefold/exchange/outcome.hpp"
-#include "treefold/exchange/routed_run.hpp"
+#include "treefold/detail/exchange/outcome.hpp"
+#include "treefold/detail/exchange/routed_run.hpp"
 #include "treefold/layout/block_layout.hpp"
-#include "treefold/layout/routes.hpp"
-#include "treefold/net/transport.hpp"
-#include "treefold/tree/node.hpp"
+#include "treefold/detail/layout/routes.hpp"
+#include "treefold/detail/net/transport.hpp"
+#include "treefold/index_tree/node.hpp"
 
 #include <boost/mpi/communicator.hpp>
 
@@ -29,7 +29,7 @@ struct direct {
     /// Values per message at most.
     static constexpr std::size_t buffer_values = layout::direct_buffering{}.values_per_message;
     /// Local nodes larger than this flush the send buffer before they are computed.
-    static constexpr treefold::tree::index_t flush_before_elements = layout::direct_buffering{}.flush_before_elements;
+    static constexpr index_tree::index_t flush_before_elements = layout::direct_buffering{}.flush_before_elements;
 
     template <class T>
     class plan : public routed_run<plan<T>, T> {
@@ -53,7 +53,7 @@ struct direct {
             count_ = &count;
         }
 
-        void before_node(treefold::tree::index_t len)
+        void before_node(index_tree::index_t len)
         {
             if (len > flush_before_elements) {
                 flush();

@@ -12,25 +12,26 @@
 /// Elements that are not trivially copyable use the binomial tree exchange instead.
 
 #include "treefold/config.hpp"
-#include "treefold/exchange/outcome.hpp"
+#include "treefold/concepts.hpp"
+#include "treefold/detail/exchange/outcome.hpp"
 #include "treefold/exchange/tree.hpp"
-#include "treefold/frontier_record.hpp"
+#include "treefold/detail/frontier_record.hpp"
 #include "treefold/layout/block_layout.hpp"
-#include "treefold/layout/routes.hpp"
-#include "treefold/net/agreement.hpp"
-#include "treefold/net/native_op.hpp"
-#include "treefold/net/transport.hpp"
+#include "treefold/detail/layout/routes.hpp"
+#include "treefold/detail/net/agreement.hpp"
+#include "treefold/detail/net/native_op.hpp"
+#include "treefold/detail/net/transport.hpp"
 
 #include <boost/mpi/communicator.hpp>
 #include <mpi.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <exception>
 #include <memory>
 #include <optional>
 #include <stdexcept>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace treefold::exchange {
@@ -106,9 +107,9 @@ public:
         root_ = root;
         local_values_.clear();
         for (std::size_t i = 0; i < local_nodes_.size() && !failed; ++i) {
-            const treefold::tree::node v = local_nodes_[i];
+            const index_tree::node v = local_nodes_[i];
             guarded(rank_, failed, own_error, [&] {
-                local_values_.push_back(Kernel::reduce_node(local + (v.x - block_.start), treefold::tree::cover_size(v, n_), op));
+                local_values_.push_back(treefold::detail::local_node<Kernel>(local, v.x - block_.start, index_tree::cover_size(v, n_), op));
             });
         }
         local_failure_ = failed;
@@ -120,8 +121,11 @@ public:
         ++count.collectives;
         count.collective_bytes += send_.size();
         const int at = root < 0 ? -1 : position_[static_cast<std::size_t>(root)];
-        net::reduce_one(send_.data(), recv_.data(), type_->get(), op_->get(), at, comm_,
-                        nonblocking ? &request_ : nullptr);
+        {
+            const calling guard(state_.get());
+            net::reduce_one(send_.data(), recv_.data(), type_->get(), op_->get(), at, comm_,
+                            nonblocking ? &request_ : nullptr);
+        }
         active_ = nonblocking;
     }
 
@@ -131,6 +135,7 @@ public:
         if (!active_) {
             return true;
         }
+        const calling guard(state_.get());
         active_ = !net::test_request(request_);
         return !active_;
     }
@@ -140,7 +145,12 @@ public:
     {
         if (active_) {
             active_ = false;
+            const calling guard(state_.get());
             net::wait_request(request_);
+        }
+        if (std::exchange(merge_lost, false)) {
+            throw std::logic_error("treefold: the MPI library called the native exchange's merge with a datatype "
+                                   "other than the exchange's own; this call's result is unusable");
         }
         outcome<T> out;
         if (root_ >= 0 && rank_ != root_) {
@@ -157,11 +167,24 @@ public:
 
 private:
     struct state {
-        state(treefold::tree::index_t n, int r) : record(n), rank(r) {}
+        state(index_tree::index_t n, int r) : record(n), rank(r) {}
         frontier_record<T> record;
         int rank;
         void* op = nullptr; // the call's operator, of the type the MPI operation was made for
         std::exception_ptr* own_error = nullptr;
+    };
+
+    /// The state of the call this thread is in (MPI runs user operations inside the calls
+    /// that start, test or wait for the reduction): merge's second way to its state.
+    static inline thread_local state* calling_state = nullptr;
+    /// Set when a merge on this thread found no state (see merge).
+    static inline thread_local bool merge_lost = false;
+    struct calling {
+        explicit calling(state* s) : saved(calling_state) { calling_state = s; }
+        ~calling() { calling_state = saved; }
+        calling(const calling&) = delete;
+        calling& operator=(const calling&) = delete;
+        state* saved;
     };
 
     /// MPI's user function: inoutvec[i] = invec[i] merged with inoutvec[i], lower ranks left.
@@ -170,8 +193,13 @@ private:
     {
         auto* s = static_cast<state*>(net::bound_datatype::state_of(*type));
         if (s == nullptr) {
-            std::fputs("treefold: the MPI library called the native merge without its datatype\n", stderr);
-            MPI_Abort(MPI_COMM_WORLD, 1);
+            // Not the datatype the exchange passed (a library may hand a derived one): the
+            // state of the call this thread runs. With neither, nothing can be merged; the
+            // call's finish() throws (a C callback must not throw, and no process is ended).
+            s = calling_state;
+        }
+        if (s == nullptr) {
+            merge_lost = true;
             return;
         }
         const std::size_t bytes = s->record.bytes();
@@ -206,9 +234,9 @@ private:
 
     boost::mpi::communicator comm_;
     int rank_;
-    treefold::tree::index_t n_;
+    index_tree::index_t n_;
     layout::block block_;
-    std::vector<treefold::tree::node> local_nodes_;
+    std::vector<index_tree::node> local_nodes_;
     std::vector<int> position_; // by rank: position in index order (the rank in comm_)
     int finisher_ = 0;
     std::unique_ptr<state> state_; // its address is the datatype's attribute

@@ -11,14 +11,15 @@
 
 #include "treefold/config.hpp"
 #include "treefold/concepts.hpp"
-#include "treefold/exchange/outcome.hpp"
+#include "treefold/detail/exchange/outcome.hpp"
 #include "treefold/frontier.hpp"
 #include "treefold/layout/block_layout.hpp"
-#include "treefold/layout/routes.hpp"
-#include "treefold/net/agreement.hpp"
-#include "treefold/net/schedule_run.hpp"
+#include "treefold/detail/layout/routes.hpp"
+#include "treefold/detail/net/agreement.hpp"
+#include "treefold/detail/net/schedule_run.hpp"
+#include "treefold/exchange/list.hpp"
 #include "treefold/topology/schedule.hpp"
-#include "treefold/tree/decompose.hpp"
+#include "treefold/index_tree/decompose.hpp"
 
 #include <boost/mpi/communicator.hpp>
 
@@ -34,32 +35,26 @@ namespace treefold::exchange {
 
 /// Schedule generators usable as the `Generator` of exchange::scheduled: a type with
 /// `static topology::schedule make(int p)`. Write your own to run any fixed schedule. The
-/// generators planned by the cost model (heuristic, best) are in exchange/modelled_schedules.hpp,
-/// so that this header, which automatic needs, does not bring the model.
+/// generators planned by the cost model (heuristic, best, best_sized) are in the model
+/// component (treefold/model/schedules.hpp).
 namespace schedules {
 /// Recursive doubling (collapse/expand when p is not a power of two).
 struct recursive_doubling {
-    static constexpr const char* name = "recursive_doubling";
+    static constexpr const char* name = "rd";
     static topology::schedule make(int p) { return topology::recursive_doubling(p); }
 };
 
-/// The least time the size-aware model predicts for frontier messages of `bytes` (constants
-/// fitted on a 2-core Open MPI 4.1 shared-memory machine: run_size_params in
-/// exchange/modelled_schedules.hpp). make() is compiled into the library, so a reducer that
-/// names it (automatic's fifth candidate does) needs no model header.
-struct best_sized {
-    static constexpr const char* name = "best_sized";
-    /// The schedule for 8-byte messages.
-    static topology::schedule make(int p) { return make(p, 8); }
-    /// The schedule for messages of `bytes` (throws std::invalid_argument for p < 1).
-    static topology::schedule make(int p, std::uint64_t bytes);
-};
 } // namespace schedules
 
 /// Exchange policy: frontiers merged along the schedule Generator::make(p) (see file comment).
 template <schedule_generator Generator = schedules::recursive_doubling>
 struct scheduled {
-    static constexpr const char* name = Generator::name;
+private:
+    static constexpr auto name_storage = detail::concat_name({"schedule_", Generator::name});
+
+public:
+    /// The exchange's one name: "schedule_" and the generator's name ("schedule_rd", ...).
+    static constexpr const char* name = name_storage.data();
 
     template <class T>
     class plan {
@@ -84,7 +79,7 @@ struct scheduled {
         /// range's frontier (root_level(n) + 1 nodes; any range has at most twice as many).
         static std::uint64_t message_bytes(std::uint64_t n)
         {
-            return sizeof(T) * (std::uint64_t{treefold::tree::root_level(n)} + 1);
+            return sizeof(T) * (std::uint64_t{index_tree::root_level(n)} + 1);
         }
 
         /// Runs the exchange; same contract as direct::plan::run, except that every rank's
@@ -98,7 +93,7 @@ struct scheduled {
             if (!failed) {
                 guarded(comm_.rank(), failed, own_error, [&] {
                     for (const auto& v : local_nodes_) {
-                        mine.push(v, Kernel::reduce_node(local + (v.x - s_), treefold::tree::cover_size(v, n_), op), op);
+                        mine.push(v, treefold::detail::local_node<Kernel>(local, v.x - s_, index_tree::cover_size(v, n_), op), op);
                     }
                 });
             }
@@ -128,7 +123,7 @@ struct scheduled {
             const plan* self;
             Op* op;
 
-            std::span<const treefold::tree::node> nodes(int lo, int hi) const { return self->nodes_of(lo, hi); }
+            std::span<const index_tree::node> nodes(int lo, int hi) const { return self->nodes_of(lo, hi); }
 
             std::size_t count(int lo, int hi) const { return nodes(lo, hi).size(); }
             std::span<const T> values(const partial& f) const { return f.values(); }
@@ -147,26 +142,26 @@ struct scheduled {
 
         /// The maximal nodes of positions [lo, hi), computed once per range (the schedule
         /// meets the same few ranges on every call).
-        std::span<const treefold::tree::node> nodes_of(int lo, int hi) const
+        std::span<const index_tree::node> nodes_of(int lo, int hi) const
         {
             auto [at, fresh] = ranges_.try_emplace({lo, hi});
             if (fresh) {
-                at->second = treefold::tree::maximal_nodes(starts_[static_cast<std::size_t>(lo)],
+                at->second = index_tree::maximal_nodes(starts_[static_cast<std::size_t>(lo)],
                                                            starts_[static_cast<std::size_t>(hi)], n_);
             }
             return at->second;
         }
 
         boost::mpi::communicator comm_;
-        treefold::tree::index_t n_;
-        treefold::tree::index_t s_ = 0;
-        std::vector<treefold::tree::index_t> starts_; // index start by position, n for empty
-        std::vector<treefold::tree::node> local_nodes_;
+        index_tree::index_t n_;
+        index_tree::index_t s_ = 0;
+        std::vector<index_tree::index_t> starts_; // index start by position, n for empty
+        std::vector<index_tree::node> local_nodes_;
         net::schedule_runner runner_;
         // Per-call storage, kept between calls.
         frontier<T> mine_;
         std::vector<frontier<T>> received_;
-        mutable std::map<std::pair<int, int>, std::vector<treefold::tree::node>> ranges_;
+        mutable std::map<std::pair<int, int>, std::vector<index_tree::node>> ranges_;
     };
 };
 

@@ -12,14 +12,15 @@
 
 #include "treefold/config.hpp"
 #include "treefold/concepts.hpp"
-#include "treefold/exchange/outcome.hpp"
-#include "treefold/net/transport.hpp"
-#include "treefold/net/tree_walk.hpp"
+#include "treefold/detail/exchange/outcome.hpp"
+#include "treefold/detail/net/transport.hpp"
+#include "treefold/detail/net/tree_walk.hpp"
+#include "treefold/exchange/list.hpp"
 #include "treefold/frontier.hpp"
 #include "treefold/layout/block_layout.hpp"
-#include "treefold/layout/routes.hpp"
+#include "treefold/detail/layout/routes.hpp"
 #include "treefold/topology/tree_shape.hpp"
-#include "treefold/tree/decompose.hpp"
+#include "treefold/index_tree/decompose.hpp"
 
 #include <boost/mpi/communicator.hpp>
 
@@ -28,6 +29,7 @@
 #include <cstddef>
 #include <exception>
 #include <optional>
+#include <string_view>
 #include <type_traits>
 #include <vector>
 
@@ -35,19 +37,17 @@ namespace treefold::exchange {
 
 namespace detail {
 
-/// "<shape>+bcast" as a character array with static storage, for the name of a tree exchange
-/// whose result goes out through MPI_Bcast.
-template <tree_shape Shape>
-inline constexpr auto mpi_broadcast_name = [] {
-    std::array<char, 40> out{};
-    std::size_t i = 0;
-    for (const char* c = Shape::name; *c != '\0' && i + 7 < out.size(); ++c) {
-        out[i++] = *c;
+/// The exchange name of tree<Shape, Broadcast>: the shape's name, except that an M-ary shape
+/// ("M-ary") is "maryM"; with the result sent out through MPI_Bcast, "dualM" or "<shape>_dual".
+template <tree_shape Shape, result_broadcast Broadcast>
+inline constexpr auto tree_name = [] {
+    const std::string_view shape = Shape::name;
+    const bool m_ary = shape.ends_with("-ary");
+    const std::string_view degree = shape.substr(0, shape.find('-'));
+    if (Broadcast == result_broadcast::mpi) {
+        return m_ary ? concat_name({"dual", degree}) : concat_name({shape, "_dual"});
     }
-    for (const char* c = "+bcast"; *c != '\0'; ++c) {
-        out[i++] = *c;
-    }
-    return out;
+    return m_ary ? concat_name({"mary", degree}) : concat_name({shape});
 }();
 
 } // namespace detail
@@ -59,8 +59,8 @@ inline constexpr auto mpi_broadcast_name = [] {
 /// communication tree the shape, the broadcast the library's own).
 template <tree_shape Shape = topology::binomial, result_broadcast Broadcast = result_broadcast::point_to_point>
 struct tree {
-    static constexpr const char* name =
-        Broadcast == result_broadcast::mpi ? detail::mpi_broadcast_name<Shape>.data() : Shape::name;
+    /// The exchange's one name (see detail::tree_name): "binomial", "mary4", "dual4", ...
+    static constexpr const char* name = detail::tree_name<Shape, Broadcast>.data();
 
     template <class T>
     class plan {
@@ -82,7 +82,7 @@ struct tree {
             for (const auto& c : shape_children_) {
                 child ch;
                 ch.rank = order[static_cast<std::size_t>(c.position)];
-                ch.nodes = treefold::tree::maximal_nodes(starts[static_cast<std::size_t>(c.subtree_begin)],
+                ch.nodes = index_tree::maximal_nodes(starts[static_cast<std::size_t>(c.subtree_begin)],
                                                          starts[static_cast<std::size_t>(c.subtree_end)], n_);
                 ch.at = total;
                 total += ch.nodes.size();
@@ -117,10 +117,10 @@ struct tree {
             }
             // Own nodes first: they need no message, so they overlap the children's work.
             for (std::size_t i = 0; i < local_nodes_.size() && !failed; ++i) {
-                const treefold::tree::node v = local_nodes_[i];
+                const index_tree::node v = local_nodes_[i];
                 guarded(me, failed, own_error, [&] {
                     local_values_.push_back(
-                        Kernel::reduce_node(local + (v.x - s_), treefold::tree::cover_size(v, n_), op));
+                        treefold::detail::local_node<Kernel>(local, v.x - s_, index_tree::cover_size(v, n_), op));
                 });
             }
             auto take = [&](std::size_t k) {
@@ -163,16 +163,16 @@ struct tree {
     private:
         struct child {
             int rank = 0;
-            std::vector<treefold::tree::node> nodes; // maximal nodes of the child's subtree range
+            std::vector<index_tree::node> nodes; // maximal nodes of the child's subtree range
             std::size_t at = 0;                       // where its values land in inbox_
         };
 
         boost::mpi::communicator comm_;
-        treefold::tree::index_t n_;
-        treefold::tree::index_t s_ = 0;
+        index_tree::index_t n_;
+        index_tree::index_t s_ = 0;
         int finisher_ = 0;
         int parent_ = -1;
-        std::vector<treefold::tree::node> local_nodes_;
+        std::vector<index_tree::node> local_nodes_;
         std::vector<child> children_; // by position
         std::vector<topology::tree_child> shape_children_;
         int position_ = 0;

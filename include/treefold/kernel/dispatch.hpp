@@ -20,7 +20,7 @@
 #include "treefold/kernel/rows.hpp"
 #include "treefold/kernel/scalar.hpp"
 #include "treefold/kernel/simd.hpp"
-#include "treefold/kernel/simd_impl.hpp"
+#include "treefold/detail/kernel/simd_impl.hpp"
 
 #include <array>
 #include <cstddef>
@@ -126,7 +126,7 @@ struct dispatch {
     static constexpr const char* name = "best";
     /// Nodes shorter than this take the scalar kernel (the same tree, hence the same bits): a
     /// SIMD fold of a partial register costs about 30 ns whatever its length, more than the
-    /// scalar tree below 16 values (measured; doc/performance.md, "Small arrays").
+    /// scalar tree below 16 values (measured; doc/performance.md, "Local tree kernel").
     static constexpr std::uint64_t scalar_below = 16;
 
     /// Same contract as kernel::scalar::reduce_node.

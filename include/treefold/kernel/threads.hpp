@@ -6,14 +6,16 @@
 /// frontiers in index order on the calling thread. Every value is a node of the same fixed
 /// tree, combined as op(left, right) exactly once, so the result has the bits of
 /// Inner::reduce_node for every t and every way the pieces are cut (doc/design.md, "Threads
-/// inside a rank"). The threads come from an executor: anything that runs n tasks and waits
-/// (task_executor), such as the built-in thread_pool or an OpenMP adapter (doc/guide.md).
+/// inside a rank"). The threads come from an executor (treefold/thread_pool.hpp): anything that
+/// runs n tasks and waits (task_executor), such as the built-in thread_pool or an OpenMP
+/// adapter (doc/guide.md).
 /// Nothing here calls MPI.
 
 #include "treefold/config.hpp"
 #include "treefold/frontier.hpp"
-#include "treefold/tree/decompose.hpp"
-#include "treefold/tree/node.hpp"
+#include "treefold/index_tree/decompose.hpp"
+#include "treefold/index_tree/node.hpp"
+#include "treefold/thread_pool.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -32,164 +34,6 @@
 #include <type_traits>
 #include <vector>
 
-namespace treefold {
-
-/// A non-owning reference to a task body: `task(i)` calls the referenced callable with the
-/// task's index. The callable must outlive the reference; treefold's own task bodies never
-/// throw.
-class task_ref {
-public:
-    /// Refers to `f`, any callable as `f(std::size_t)`.
-    template <class F>
-        requires(!std::same_as<std::remove_cvref_t<F>, task_ref>) && std::invocable<F&, std::size_t>
-    task_ref(F& f) noexcept // NOLINT: implicit, like a function reference
-        : object_(const_cast<void*>(static_cast<const void*>(std::addressof(f)))),
-          call_([](void* object, std::size_t i) { (*static_cast<F*>(object))(i); })
-    {
-    }
-
-    /// Runs task `i`.
-    void operator()(std::size_t i) const { call_(object_, i); }
-
-private:
-    void* object_;
-    void (*call_)(void*, std::size_t);
-};
-
-/// Something that runs tasks on threads: `e.concurrency()` is how many threads it runs them
-/// on (at least 1; the number of pieces a node is cut into), and `e.run(n, task)` calls
-/// `task(i)` once for every i in [0, n), on any of its threads (the calling thread included,
-/// if it likes) in any order, and returns when all n calls have returned. treefold's task
-/// bodies catch their own exceptions, so `run` never has to handle one.
-template <class E>
-concept task_executor = requires(E& e, std::size_t n, const task_ref& task) {
-    { e.concurrency() } -> std::convertible_to<std::size_t>;
-    e.run(n, task);
-};
-
-/// The built-in executor: a fixed set of std::jthread workers, created once, and the calling
-/// thread, which takes tasks too. Tasks are handed out one index at a time. One run at a
-/// time: a second thread calling run waits for the first run to end (so a pool may be
-/// shared by several reducers, even on several threads).
-class thread_pool {
-public:
-    /// A pool running tasks on `threads` threads: the caller and threads - 1 workers.
-    /// `threads` = 0 throws std::invalid_argument.
-    explicit thread_pool(std::size_t threads)
-    {
-        if (threads == 0) {
-            throw std::invalid_argument("treefold: a thread_pool needs at least 1 thread, got 0");
-        }
-        workers_.reserve(threads - 1);
-        for (std::size_t i = 1; i < threads; ++i) {
-            workers_.emplace_back([this](std::stop_token stop) { work(stop); });
-        }
-    }
-    thread_pool(const thread_pool&) = delete;
-    thread_pool& operator=(const thread_pool&) = delete;
-    /// Stops and joins the workers (no run may be in progress).
-    ~thread_pool()
-    {
-        for (auto& w : workers_) {
-            w.request_stop();
-        }
-        wake_.notify_all();
-        workers_.clear();
-    }
-
-    /// Threads tasks run on (workers + the caller).
-    std::size_t concurrency() const noexcept { return workers_.size() + 1; }
-
-    /// Calls task(i) for every i in [0, n) and returns when all have returned. `task` must not
-    /// throw (an exception escaping a worker ends the program, as for any std::thread), nor
-    /// call run on the same pool (it would wait for itself).
-    void run(std::size_t n, const task_ref& task)
-    {
-        const std::lock_guard one_run(run_lock_);
-        if (workers_.empty() || n <= 1) {
-            for (std::size_t i = 0; i < n; ++i) {
-                task(i);
-            }
-            return;
-        }
-        {
-            const std::lock_guard lock(lock_);
-            task_ = &task;
-            n_ = n;
-            next_.store(0, std::memory_order_relaxed);
-            busy_ = workers_.size();
-            ++generation_;
-        }
-        wake_.notify_all();
-        take_tasks();
-        std::unique_lock lock(lock_);
-        done_.wait(lock, [this] { return busy_ == 0; });
-        task_ = nullptr;
-    }
-
-private:
-    void take_tasks()
-    {
-        for (std::size_t i = next_.fetch_add(1); i < n_; i = next_.fetch_add(1)) {
-            (*task_)(i);
-        }
-    }
-
-    void work(std::stop_token stop)
-    {
-        std::uint64_t seen = 0;
-        for (;;) {
-            {
-                std::unique_lock lock(lock_);
-                if (!wake_.wait(lock, stop, [&] { return generation_ != seen; })) {
-                    return; // stop requested
-                }
-                seen = generation_;
-            }
-            take_tasks();
-            const std::lock_guard lock(lock_);
-            if (--busy_ == 0) {
-                done_.notify_one();
-            }
-        }
-    }
-
-    std::mutex run_lock_; // one run at a time
-    std::mutex lock_;     // guards the fields below (next_ is claimed without it)
-    std::condition_variable_any wake_;
-    std::condition_variable done_;
-    const task_ref* task_ = nullptr;
-    std::size_t n_ = 0;
-    std::atomic<std::size_t> next_{0};
-    std::size_t busy_ = 0;          // workers still taking tasks in this generation
-    std::uint64_t generation_ = 0; // one per run: wakes every worker exactly once
-    std::vector<std::jthread> workers_; // last: joined before the members above go
-};
-
-/// Any task_executor, by reference and without its type (the executor must outlive it).
-class executor_ref {
-public:
-    /// Refers to `e`.
-    template <task_executor E>
-        requires(!std::same_as<std::remove_cvref_t<E>, executor_ref>)
-    executor_ref(E& e) noexcept // NOLINT: implicit, like a reference
-        : object_(std::addressof(e)),
-          run_([](void* o, std::size_t n, const task_ref& task) { static_cast<E*>(o)->run(n, task); }),
-          concurrency_([](void* o) { return static_cast<std::size_t>(static_cast<E*>(o)->concurrency()); })
-    {
-    }
-    /// The executor's concurrency().
-    std::size_t concurrency() const { return concurrency_(object_); }
-    /// The executor's run(n, task).
-    void run(std::size_t n, const task_ref& task) const { run_(object_, n, task); }
-
-private:
-    void* object_;
-    void (*run_)(void*, std::size_t, const task_ref&);
-    std::size_t (*concurrency_)(void*);
-};
-
-} // namespace treefold
 
 namespace treefold::kernel {
 
@@ -284,8 +128,8 @@ T reduce_node_split(const T* first, std::uint64_t len, Op& op, const split_conte
         frontier<T>& piece = scratch.pieces[i];
         try {
             piece.reset(len);
-            tree::for_each_maximal_node(cut(i), cut(i + 1), len, [&](tree::node v) {
-                piece.push(v, Inner::reduce_node(first + v.x, tree::cover_size(v, len), op), op);
+            index_tree::for_each_maximal_node(cut(i), cut(i + 1), len, [&](index_tree::node v) {
+                piece.push(v, Inner::reduce_node(first + v.x, index_tree::cover_size(v, len), op), op);
             });
             scratch.errors[i] = nullptr;
         } catch (...) {

@@ -2,7 +2,7 @@
 /// Block layouts: which contiguous block of the N global indices each rank holds.
 
 #include "treefold/config.hpp"
-#include "treefold/tree/node.hpp"
+#include "treefold/index_tree/node.hpp"
 
 #include <cstdint>
 #include <span>
@@ -10,7 +10,7 @@
 
 namespace treefold::layout {
 
-using tree::index_t;
+using index_tree::index_t;
 
 /// A rank's block [start, start + count). An empty block (count 0) has no meaningful start.
 struct block {
@@ -28,7 +28,7 @@ public:
     block_layout() = default;
 
     /// Blocks in rank order: rank r holds counts[r] indices after those of ranks < r.
-    /// Throws std::invalid_argument if the total exceeds tree::max_size.
+    /// Throws std::invalid_argument if the total exceeds index_tree::max_size.
     static block_layout from_counts(std::span<const index_t> counts);
 
     /// Blocks as each rank declares them (blocks[r] for rank r, any order). Throws

@@ -2,7 +2,7 @@
 /// Distribution policies: per-rank counts for N indices over p ranks (blocks in rank order).
 
 #include "treefold/config.hpp"
-#include "treefold/tree/node.hpp"
+#include "treefold/index_tree/node.hpp"
 
 #include <concepts>
 #include <string>
@@ -11,7 +11,7 @@
 
 namespace treefold::layout {
 
-using tree::index_t;
+using index_tree::index_t;
 
 /// q = N / p each, the remainder N mod p one extra on the lowest ranks.
 std::vector<index_t> even_lower(index_t n, int p);
@@ -31,7 +31,7 @@ std::vector<index_t> aligned(index_t n, int p, double alpha);
 /// A distribution policy chosen at run time (the command line's --distribution).
 struct distribution {
     enum class kind { even_lower, even_upper, power_of_two, aligned };
-    kind which = kind::even_lower;
+    kind which = kind::even_upper; ///< the reducers' default distribution
     double alpha = 0.0; ///< only for kind::aligned
 
     /// Counts for N over p.

@@ -30,10 +30,15 @@ enum class receive_cost {
     conflicts ///< one α_r per message received: a collapse of B ranks costs α_p + (B−1)·α_r
 };
 
+/// The large-scale-collectives thesis's measured α_p and α_r (µs): every default of the
+/// models, the CLI and the modelled schedules is these two constants.
+inline constexpr double thesis_alpha_p = 0.88;
+inline constexpr double thesis_alpha_r = 0.38;
+
 /// Model parameters in any one time unit (the CLI and benchmarks use microseconds).
 struct params {
-    double alpha_p = 0.88; ///< pipeline latency of a multicast
-    double alpha_r = 0.38; ///< cost per message of a multicast
+    double alpha_p = thesis_alpha_p; ///< pipeline latency of a multicast
+    double alpha_r = thesis_alpha_r; ///< cost per message of a multicast
     receive_cost receives = receive_cost::free; ///< how receives are charged
 
     /// Throws std::invalid_argument unless both are finite, α_p ≥ 0 and α_r > 0.

@@ -22,7 +22,7 @@
 
 #include "treefold/config.hpp"
 #include "treefold/layout/block_layout.hpp"
-#include "treefold/layout/routes.hpp"
+#include "treefold/detail/layout/routes.hpp"
 #include "treefold/model/dsop_cost.hpp"
 #include "treefold/model/pipelining.hpp"
 #include "treefold/topology/schedule.hpp"
@@ -147,8 +147,8 @@ private:
 /// sender as the thesis's Table 4.1 does, the bytes here are in flight (LogGP's reading), so
 /// a rank can overlap them with its next send.
 struct flight_size_params {
-    double alpha_p = 0.88;           ///< latency of a small message
-    double alpha_r = 0.38;           ///< sender's cost per message
+    double alpha_p = thesis_alpha_p; ///< latency of a small message
+    double alpha_r = thesis_alpha_r; ///< sender's cost per message
     double beta = 0;                 ///< time per byte
     std::uint64_t eager_limit = 4096; ///< largest message sent eagerly (bytes)
     double rendezvous_step = 0;      ///< extra latency of a rendezvous message (handshake)
@@ -286,7 +286,7 @@ task_graph tree_graph(int p, const partial_bytes& bytes, const std::function<dou
 task_graph direct_graph(const layout::block_layout& layout, const work_costs& work = {},
                         layout::direct_buffering rules = {});
 
-/// The exchanges exchange_graph builds, by their exchange::by_name names.
+/// The exchanges exchange_graph builds, by their registry names (exchange/registry.hpp).
 inline constexpr std::string_view simulated_exchanges[] = {
     "direct", "binomial", "fibonacci", "binary", "truncated_fibonacci", "truncated_binary", "mary4", "mary8", "schedule_rd"};
 

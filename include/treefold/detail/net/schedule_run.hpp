@@ -1,0 +1,253 @@
+#pragma once
+/// The one executor of allreduce schedules, generic over what a partial value is.
+///
+/// Ranks are visited by position (rank_of[position]); a partial value always covers a
+/// contiguous range of positions and is combined left to right, so the executor serves
+/// non-commutative operators. A codec (concept schedule_codec) says what a partial is made
+/// of; the values travel through net::codec like every other message:
+///
+///     using value_type = ...;                           // what travels
+///     using partial = ...;
+///     std::size_t count(int lo, int hi) const;          // values of the partial of [lo, hi)
+///     std::span<const value_type> values(const partial&) const;
+///     void assign(partial& out, std::span<value_type> values, int lo, int hi); // from received values
+///     void combine(partial& left, partial&& right);     // left := left ∘ right (may throw)
+///
+/// Raw payloads (trivially copyable values) travel bare, into receives posted up front;
+/// others are taken by probe in order. The per-call path allocates nothing after the first
+/// call: buffers and received partials are kept, and the requests are raw MPI requests
+/// (net::posted_receive; Boost.MPI 1.74 allocates a handler per request). A failure travels in the one framing of
+/// net/transport.hpp. A rank that failed (or learned of a failure) keeps sending failures
+/// wherever values were expected and receives everything owed to it, so no peer waits. Sends
+/// are non-blocking (a multicast of f−1 messages). The runner uses every tag of the
+/// communicator it is given: give it a private one (net/comm.hpp).
+
+#include "treefold/config.hpp"
+#include "treefold/error.hpp"
+#include "treefold/detail/net/native_op.hpp"
+#include "treefold/detail/net/transport.hpp"
+#include "treefold/topology/schedule.hpp"
+
+#include <boost/mpi/communicator.hpp>
+#include <mpi.h>
+
+#include <algorithm>
+#include <concepts>
+#include <cstdint>
+#include <exception>
+#include <numeric>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <utility>
+#include <vector>
+
+namespace treefold::net {
+
+/// The contract of a schedule runner's codec (see the file comment).
+template <class C>
+concept schedule_codec = requires(C& c, const C& cc, typename C::partial& part, std::span<typename C::value_type> vs) {
+    { cc.count(0, 1) } -> std::convertible_to<std::size_t>;
+    { cc.values(part) } -> std::convertible_to<std::span<const typename C::value_type>>;
+    c.assign(part, vs, 0, 1);
+    c.combine(part, std::move(part));
+};
+
+/// Executes one schedule for one rank (see the file comment). Built once, run many times.
+class schedule_runner {
+public:
+    /// `rank_of[position]` is the rank at each position (empty: position = rank).
+    /// Throws std::invalid_argument (the same on every rank) if the schedule does not fit.
+    schedule_runner(const boost::mpi::communicator& comm, const topology::schedule& s, std::vector<int> rank_of = {})
+        : comm_(comm), sched_(s), p_(comm.size()), rank_of_(std::move(rank_of))
+    {
+        s.check(p_);
+        if (rank_of_.empty()) {
+            rank_of_.resize(static_cast<std::size_t>(p_));
+            std::iota(rank_of_.begin(), rank_of_.end(), 0);
+        }
+        if (static_cast<int>(rank_of_.size()) != p_) {
+            throw std::invalid_argument("treefold: schedule runner needs one position per rank");
+        }
+        for (int i = 0; i < p_; ++i) {
+            if (rank_of_[static_cast<std::size_t>(i)] == comm.rank()) {
+                me_ = i;
+            }
+        }
+        steps_ = topology::rounds_of(s, p_, me_);
+    }
+
+    const topology::schedule& plan() const { return sched_; }
+    int position() const { return me_; }
+
+    /// Runs the schedule: on return `mine` holds the combination of all p partial values
+    /// (positions 0..p-1, left to right) unless the returned failure is set. `failed` on
+    /// entry marks this rank's value as unusable; `own_error` receives what combine threw here.
+    /// `received` holds the partials received in a stage; a caller that keeps it between
+    /// calls keeps their storage too.
+    template <schedule_codec Codec>
+    std::optional<failure> run(typename Codec::partial& mine, Codec& codec, std::optional<failure> failed,
+                               counters& count, std::exception_ptr& own_error,
+                               std::vector<typename Codec::partial>& received)
+    {
+        for (const step& st : steps_) {
+            stage(codec, mine, failed, count, own_error, st, received);
+        }
+        return failed;
+    }
+
+    /// As above with the received partials made afresh.
+    template <schedule_codec Codec>
+    std::optional<failure> run(typename Codec::partial& mine, Codec& codec, std::optional<failure> failed,
+                               counters& count, std::exception_ptr& own_error)
+    {
+        std::vector<typename Codec::partial> received;
+        return run(mine, codec, std::move(failed), count, own_error, received);
+    }
+
+private:
+    using source = topology::round_plan::source;
+    using step = topology::round_plan;
+
+    int rank(int position) const { return rank_of_[static_cast<std::size_t>(position)]; }
+
+    /// Posts `bytes` bytes at `data` to `dest` with the current call's tag of `kind`.
+    void isend(int dest, int kind, const char* data, std::size_t bytes)
+    {
+        static constexpr char none = 0; // never a null buffer
+        sends_.emplace_back();
+        check_mpi("MPI_Isend", MPI_Isend(bytes > 0 ? data : &none, static_cast<int>(bytes), MPI_BYTE, dest,
+                                         tag_of(kind), comm_, &sends_.back()));
+    }
+
+    /// Posts `mine` (or the failure) to `dest` without blocking.
+    void post(int dest, const std::optional<failure>& failed, counters& count)
+    {
+        if (failed) {
+            record_ = encode(*failed);
+            isend(dest, tag::failure, nullptr, 0);
+            isend(dest, tag::failure_record, record_.data(), record_.size());
+            count.bytes += record_.size();
+        } else {
+            isend(dest, tag::values, out_.data(), out_.size());
+            count.bytes += out_.size();
+        }
+        ++count.messages;
+    }
+
+
+    /// Receives the message of `source` into in_[i] (raw payloads: completes the receive
+    /// posted up front); returns the failure it carried, if any.
+    template <class Codec>
+    std::optional<failure> take(std::size_t i, int source)
+    {
+        if constexpr (codec<typename Codec::value_type>::raw) {
+            return recvs_[i].wait(sizes_[i]);
+        } else {
+            auto failed = recv_message(comm_, source, in_[i]);
+            sizes_[i] = in_[i].size();
+            return failed;
+        }
+    }
+
+    /// `out` := the partial covering [lo, hi) from the bytes in in_[i].
+    template <class Codec>
+    void decode(Codec& c, std::size_t i, int lo, int hi, typename Codec::partial& out)
+    {
+        using value_type = typename Codec::value_type;
+        auto& buf = scratch<value_type>();
+        buf.resize(c.count(lo, hi));
+        if (codec<value_type>::read(comm_, in_[i].data(), sizes_[i], buf.data(), buf.size()) != buf.size()) {
+            unexpected_size();
+        }
+        c.assign(out, std::span<value_type>(buf), lo, hi);
+    }
+
+    template <class V>
+    static std::vector<V>& scratch()
+    {
+        thread_local std::vector<V> buf;
+        return buf;
+    }
+
+    /// Sends `mine` to positions st.to (non-blocking) and receives the partials of st.from;
+    /// when st.from is not empty, combines [from before self] mine [from after self] left to
+    /// right (st.self_at is where mine sits among the values), or the received partials
+    /// alone when !st.own.
+    template <class Codec>
+    void stage(Codec& c, typename Codec::partial& mine, std::optional<failure>& failed, counters& count,
+               std::exception_ptr& own_error, const step& st, std::vector<typename Codec::partial>& parts)
+    {
+        using value_type = typename Codec::value_type;
+        const std::vector<source>& from = st.from;
+        out_.clear();
+        if (!failed && !st.to.empty()) {
+            const auto vs = c.values(mine);
+            codec<value_type>::append(comm_, vs.data(), vs.size(), out_);
+        }
+        sends_.clear();
+        for (const int q : st.to) {
+            post(rank(q), failed, count);
+        }
+        if (in_.size() < from.size()) {
+            in_.resize(from.size());
+        }
+        sizes_.assign(from.size(), 0);
+        if constexpr (codec<value_type>::raw) {
+            recvs_.resize(std::max(recvs_.size(), from.size()));
+            for (std::size_t i = 0; i < from.size(); ++i) {
+                in_[i].resize(c.count(from[i].lo, from[i].hi) * sizeof(value_type) + 1); // + 1: never a null buffer
+                recvs_[i].post(comm_, rank(from[i].position), in_[i].data(), in_[i].size() - 1);
+            }
+        }
+        for (std::size_t i = 0; i < from.size(); ++i) {
+            if (auto f = take<Codec>(i, rank(from[i].position))) {
+                failed = failed ? failed : f;
+            }
+        }
+        if (!from.empty() && !failed) {
+            try {
+                if (parts.size() < from.size()) {
+                    parts.resize(from.size());
+                }
+                for (std::size_t i = 0; i < from.size(); ++i) {
+                    decode(c, i, from[i].lo, from[i].hi, parts[i]);
+                }
+                // The pieces in combining order: the received ones with mine at self_at.
+                const std::size_t pieces = from.size() + (st.own ? 1 : 0);
+                auto piece = [&](std::size_t k) -> typename Codec::partial& {
+                    if (!st.own || k < st.self_at) {
+                        return parts[k];
+                    }
+                    return k == st.self_at ? mine : parts[k - 1];
+                };
+                for (std::size_t k = 1; k < pieces; ++k) {
+                    c.combine(piece(0), std::move(piece(k)));
+                }
+                if (&piece(0) != &mine) {
+                    std::swap(mine, piece(0)); // (a swap, not a move: both keep storage for the next call)
+                }
+            } catch (...) {
+                own_error = std::current_exception();
+                failed = failure::op_threw(comm_.rank(), own_error);
+            }
+        }
+        check_mpi("MPI_Waitall", MPI_Waitall(static_cast<int>(sends_.size()), sends_.data(), MPI_STATUSES_IGNORE));
+    }
+
+    boost::mpi::communicator comm_;
+    topology::schedule sched_;
+    int p_;
+    std::vector<int> rank_of_;
+    int me_ = 0;
+    std::vector<step> steps_;
+    // Per-call buffers (capacity kept between calls).
+    std::vector<char> out_;
+    std::vector<std::vector<char>> in_;
+    std::vector<MPI_Request> sends_;
+    std::vector<posted_receive> recvs_;
+    std::vector<std::size_t> sizes_;
+    std::vector<char> record_; // the failure being sent (alive until the sends complete)
+};
+
+} // namespace treefold::net

@@ -1,0 +1,308 @@
+#pragma once
+/// What treefold::reducer and treefold::row_reducer share: the private communicator, the
+/// checked layout, the exchange plan, and the steps after the exchange (broadcast for
+/// all_reduce, delivery to the root for reduce, the one mapping of failures to exceptions).
+
+#include "treefold/config.hpp"
+#include "treefold/layouts.hpp"
+#include "treefold/comm_view.hpp"
+#include "treefold/error.hpp"
+#include "treefold/exchange/native.hpp"
+#include "treefold/detail/exchange/outcome.hpp"
+#include "treefold/layout/block_layout.hpp"
+#include "treefold/detail/net/agreement.hpp"
+#include "treefold/detail/net/transport.hpp"
+#include "treefold/detail/net/tree_walk.hpp"
+#include "treefold/request.hpp"
+
+#include <boost/mpi/collectives/all_reduce.hpp>
+#include <boost/mpi/communicator.hpp>
+#include <mpi.h>
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string_view>
+#include <type_traits>
+#include <typeinfo>
+#include <utility>
+
+namespace treefold::detail {
+
+/// One reduction of elements of type T along `Exchange` (see treefold::reducer for the
+/// contract). `width` values of the caller's span make one element (row_reducer's rows).
+template <class T, class Exchange>
+class reduction_core : private pending_call<T> {
+public:
+    using plan_type = typename Exchange::template plan<T>;
+
+    /// Collective: duplicates `comm`, checks that every rank holds the same layout (and a
+    /// positive width), then plans the exchange.
+    reduction_core(comm_view comm, layout::block_layout layout, std::size_t width = 1,
+                   checking checks = checking::from_environment)
+        : comm_(comm.get(), boost::mpi::comm_duplicate),
+          layout_(verified(comm_, std::move(layout), width)),
+          width_(width),
+          check_(checks_on(comm_, checks)),
+          plan_(comm_, layout_)
+    {
+    }
+
+    /// The reduction on every rank. `local` is what the plan indexes by element; `values` is
+    /// the length of the caller's span (checked against the block).
+    template <class Kernel, class Op>
+    T all_reduce(const T* local, std::size_t values, Op& op)
+    {
+        const in_use busy(busy_, in_flight_);
+        const net::call_scope call(++calls_);
+        check_call<Op>(values, -1);
+        exchange::outcome<T> out = run<Kernel>(local, values, op);
+        exchange::share_result(plan_, comm_, out, last_);
+        throw_if_failed(out.failed, own_error_);
+        return std::move(*out.value);
+    }
+
+    /// The reduction on `root` only (nullopt elsewhere).
+    template <class Kernel, class Op>
+    std::optional<T> reduce(const T* local, std::size_t values, Op& op, int root)
+    {
+        const in_use busy(busy_, in_flight_);
+        const net::call_scope call(++calls_); // first: every rank counts the call, even one that throws here
+        check_call<Op>(values, root);
+        check_root(root, comm_.size());
+        const int me = comm_.rank();
+        if constexpr (requires { plan_.template run_to_root<Kernel>(local, op, std::nullopt, last_, own_error_, root); }) {
+            exchange::outcome<T> out = run<Kernel>(local, values, op, root);
+            throw_if_failed(out.failed, own_error_);
+            return me == root ? std::move(out.value) : std::nullopt;
+        }
+        exchange::outcome<T> out = run<Kernel>(local, values, op);
+        const int from = result_everywhere() ? root : plan_.finisher();
+        if (me == root && !out.value) {
+            out.value.emplace();
+        }
+        net::values_channel<T> result{comm_, last_, out.value ? &*out.value : nullptr, 1};
+        net::deliver(result, me, from, root, out.failed);
+        throw_if_failed(out.failed, own_error_);
+        if (me != root) {
+            return std::nullopt;
+        }
+        return std::move(out.value);
+    }
+
+    /// Starts the reduction to every rank (root < 0) or to `root` without waiting for it
+    /// (through the native exchange's nonblocking MPI reductions; for elements that are not
+    /// trivially copyable the call completes before start returns). Complete it with the
+    /// returned call's test() / finish().
+    template <class Kernel, class Op>
+    pending_call<T>* start(const T* local, std::size_t values, Op& op, int root)
+    {
+        if constexpr (std::is_trivially_copyable_v<T>) {
+            const in_use busy(busy_, false); // the in-flight check follows, with its own message
+            ++calls_; // (the eager path counts in all_reduce / reduce)
+            check_call<Op>(values, root);
+        }
+        if (root >= 0) {
+            check_root(root, comm_.size());
+        }
+        if (in_flight_) {
+            throw std::logic_error("treefold: this reducer already has a nonblocking call in flight");
+        }
+        eager_.reset();
+        eager_error_ = nullptr;
+        if constexpr (std::is_trivially_copyable_v<T>) {
+            auto& plan = nonblocking_plan();
+            std::optional<failure> failed = prepare(values);
+            plan.template start<Kernel>(local, op, failed, last_, own_error_, root, true);
+        } else {
+            try {
+                eager_ = root < 0 ? std::optional<T>(all_reduce<Kernel>(local, values, op))
+                                  : reduce<Kernel>(local, values, op, root);
+            } catch (...) {
+                eager_error_ = std::current_exception();
+            }
+        }
+        in_flight_ = true;
+        return this;
+    }
+
+    /// The exchange this reducer runs: the plan's choice where it makes one (automatic).
+    std::string_view exchange_used() const
+    {
+        if constexpr (requires { plan_.choice(); }) {
+            return plan_.choice();
+        } else {
+            return Exchange::name;
+        }
+    }
+
+    /// Elements this rank holds.
+    std::uint64_t local_count() const { return layout_.block_of(comm_.rank()).count; }
+    const layout::block_layout& layout() const { return layout_; }
+    const boost::mpi::communicator& communicator() const { return comm_; }
+    const net::counters& last_counters() const { return last_; }
+    const plan_type& plan() const { return plan_; }
+
+private:
+    static layout::block_layout verified(const boost::mpi::communicator& comm, layout::block_layout l,
+                                         std::size_t width)
+    {
+        verify_same_layout(comm, l, width); // every rank throws, or none
+        return l;
+    }
+
+    /// The checking level, the same on every rank (on if any rank asks for it).
+    static bool checks_on(const boost::mpi::communicator& comm, checking checks)
+    {
+        bool on = checks == checking::on;
+        if (checks == checking::from_environment) {
+            const char* env = std::getenv("TREEFOLD_CHECK");
+            on = env != nullptr && *env != '\0' && std::string_view(env) != "0";
+        }
+        return boost::mpi::all_reduce(comm, on, std::logical_or<bool>());
+    }
+
+    /// Starts a call's counters; with checks on, verifies collectively that every rank makes
+    /// this call (root < 0: all_reduce) with the same operator type and its right size.
+    template <class Op>
+    void check_call(std::size_t values, int root)
+    {
+        last_ = {};
+        if (check_) {
+            net::check_same_call(comm_,
+                                 {root, static_cast<std::int64_t>(values),
+                                  static_cast<std::int64_t>(local_count() * width_), type_hash<Op>()},
+                                 last_);
+        }
+    }
+
+    /// FNV-1a of the operator's type name: the same for the same type in every process of a build.
+    template <class Op>
+    static std::uint64_t type_hash()
+    {
+        std::uint64_t h = 1469598103934665603ULL;
+        for (const char* c = typeid(Op).name(); *c != '\0'; ++c) {
+            h = (h ^ static_cast<unsigned char>(*c)) * 1099511628211ULL;
+        }
+        return h;
+    }
+
+    /// Resets the call's state; a wrong local size becomes this rank's failure.
+    std::optional<failure> prepare(std::size_t values)
+    {
+        own_error_ = nullptr;
+        if (layout_.size() == 0) {
+            throw std::domain_error("treefold: reduction of N = 0 values has no result");
+        }
+        if (values != local_count() * width_) {
+            return failure::local_size(comm_.rank(), values, local_count() * width_);
+        }
+        return std::nullopt;
+    }
+
+    /// The plan's run (root < 0), or its run_to_root where it has one.
+    template <class Kernel, class Op>
+    exchange::outcome<T> run(const T* local, std::size_t values, Op& op, int root = -1)
+    {
+        std::optional<failure> failed = prepare(values);
+        if constexpr (requires { plan_.template run_to_root<Kernel>(local, op, failed, last_, own_error_, root); }) {
+            if (root >= 0) {
+                return plan_.template run_to_root<Kernel>(local, op, failed, last_, own_error_, root);
+            }
+        }
+        return plan_.template run<Kernel>(local, op, failed, last_, own_error_);
+    }
+
+    bool result_everywhere() const { return exchange::result_everywhere(plan_); }
+
+    /// The native plan nonblocking calls run on: the reducer's own when it is one, else one
+    /// made on the first nonblocking call (collective, like the call).
+    auto& nonblocking_plan()
+    {
+        if constexpr (std::is_same_v<plan_type, exchange::native_plan<T>>) {
+            return plan_;
+        } else {
+            if (!nonblocking_plan_) {
+                nonblocking_plan_ = std::make_unique<exchange::native::plan<T>>(comm_, layout_);
+            }
+            return *nonblocking_plan_;
+        }
+    }
+
+    bool test() override
+    {
+        if constexpr (std::is_trivially_copyable_v<T>) {
+            return nonblocking_plan().test();
+        } else {
+            return true;
+        }
+    }
+
+    std::optional<T> finish() override
+    {
+        in_flight_ = false;
+        if constexpr (std::is_trivially_copyable_v<T>) {
+            exchange::outcome<T> out = nonblocking_plan().finish();
+            throw_if_failed(out.failed, own_error_);
+            return std::move(out.value);
+        } else {
+            if (eager_error_) {
+                std::rethrow_exception(eager_error_);
+            }
+            return std::move(eager_);
+        }
+    }
+
+    /// A reducer's busy mark; moving a reducer (never while a call runs) leaves it clear.
+    struct busy_flag {
+        std::atomic<bool> value{false};
+        busy_flag() = default;
+        busy_flag(busy_flag&&) noexcept {}
+        busy_flag& operator=(busy_flag&&) noexcept { return *this; }
+    };
+
+    /// Marks the reducer busy for one call. A reducer serves one thread at a time, and a
+    /// blocking call may not overlap its own nonblocking one: either is a std::logic_error
+    /// (on the rank that does it) instead of a hang or a mixed-up message.
+    struct in_use {
+        in_use(busy_flag& flag, bool in_flight) : busy(flag.value)
+        {
+            if (busy.exchange(true, std::memory_order_acquire)) {
+                throw std::logic_error("treefold: a reducer was called from two threads at once (use one reducer "
+                                       "per thread)");
+            }
+            if (in_flight) {
+                busy.store(false, std::memory_order_release);
+                throw std::logic_error("treefold: a blocking call on a reducer whose nonblocking call is in "
+                                       "flight (finish the request first)");
+            }
+        }
+        ~in_use() { busy.store(false, std::memory_order_release); }
+        in_use(const in_use&) = delete;
+        in_use& operator=(const in_use&) = delete;
+        std::atomic<bool>& busy;
+    };
+
+    boost::mpi::communicator comm_;
+    layout::block_layout layout_;
+    std::size_t width_;
+    bool check_; // the opt-in per-call checks (checking::on or TREEFOLD_CHECK)
+    plan_type plan_;
+    net::counters last_;
+    std::exception_ptr own_error_;
+    std::uint32_t calls_ = 0; // calls made: the number in the tags of this call's messages (net/tags.hpp)
+    // Nonblocking calls.
+    std::unique_ptr<exchange::native::plan<T>> nonblocking_plan_; // a tree plan, never made, for serialised T
+    bool in_flight_ = false;
+    busy_flag busy_; // a blocking call or a start is running (in_use)
+    std::optional<T> eager_; // serialised T: the result of a call that completed at once
+    std::exception_ptr eager_error_;
+};
+
+} // namespace treefold::detail

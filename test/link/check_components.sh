@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# TREEFOLD_COMPONENTS selects what is built: configure (only) with a subset and read the
+# targets the build system offers; an unknown component and a missing dependency are refused
+# at configure time with a message naming them.
+# Usage: check_components.sh <source dir> <scratch dir>
+set -u
+src="$1"; work="$2"
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+rm -rf "$work"; mkdir -p "$work"
+
+configure() { # configure <dir> <components>
+  cmake -S "$src" -B "$work/$1" -DTREEFOLD_COMPONENTS="$2" -DTREEFOLD_FORTRAN=OFF -DTREEFOLD_PYTHON=OFF >"$work/$1.log" 2>&1
+}
+
+if configure subset "io;rma"; then
+  targets="$(cmake --build "$work/subset" --target help 2>/dev/null)"
+  for want in treefold treefold_io treefold_rma; do
+    grep -qE "^\.\.\. $want( |$)" <<<"$targets" || fail "subset io;rma: no target $want"
+  done
+  for unwanted in treefold_model treefold_collective treefold_dsop treefold-cli; do
+    grep -qE "^\.\.\. $unwanted( |$)" <<<"$targets" && fail "subset io;rma: target $unwanted is built"
+  done
+  grep -q "TREEFOLD_BUILD_TESTS needs every component" "$work/subset.log" || fail "subset: no note that the tests are off"
+else
+  fail "configuring with TREEFOLD_COMPONENTS=io;rma failed: $(tail -5 "$work/subset.log")"
+fi
+
+if configure unknown "io;fft"; then
+  fail "TREEFOLD_COMPONENTS=io;fft was accepted"
+else
+  grep -q "unknown component 'fft'" "$work/unknown.log" || fail "unknown component: message $(grep -m1 Error -A3 "$work/unknown.log")"
+fi
+
+if configure missing "dsop"; then
+  fail "TREEFOLD_COMPONENTS=dsop (without collective) was accepted"
+else
+  grep -q "component dsop needs component collective" "$work/missing.log" || fail "missing dependency: message $(grep -m1 Error -A3 "$work/missing.log")"
+fi
+
+rm -rf "$work"
+[[ $failures -eq 0 ]] && echo "components: subset, unknown name and missing dependency checked"
+exit $((failures > 0))
