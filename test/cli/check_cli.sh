@@ -14,7 +14,7 @@ bits_at() { # bits_at <p> <args...>: the tree sum bits printed by rank 0
 ref="$(bits_at 1 --repeat 1)"
 [[ "$ref" =~ ^[0-9A-F]{16}$ ]] && pass || fail "no bits printed for the built-in workload: '$ref'"
 for p in 2 3 4; do
-  for args in "--exchange direct" "--exchange tree --distribution aligned:0.5" "--distribution power-of-two" \
+  for args in "--exchange direct" "--exchange binomial --distribution aligned:0.5" "--distribution power-of-two" \
               "--exchange fibonacci --distribution even-upper" "--exchange one_sided" "--exchange schedule_best"; do
     got="$(bits_at "$p" --repeat 1 $args)"
     [[ "$got" == "$ref" ]] && pass || fail "built-in workload p=$p $args gives $got, p=1 gives $ref"

@@ -10,7 +10,7 @@ int main(int argc, char** argv)
 {
     boost::mpi::environment env(argc, argv);
     boost::mpi::communicator world;
-    const int total = treefold::collective::tree_all_reduce(world, world.rank() + 1, std::plus<int>());
+    const int total = treefold::collective::tree_all_reduce<treefold::topology::binomial>(world, world.rank() + 1, std::plus<int>());
     if (world.rank() == 0) {
         std::printf("consumer_collective: %d\n", total);
     }

@@ -1,19 +1,20 @@
 # Reads a GNU ld link map (MAP) and checks which treefold libraries gave objects to the link:
 # EXPECT=core: members of libtreefold.a and of no component library (libtreefold_<name>.a);
 # EXPECT=<component>: at least one member of libtreefold_<component>.a (the check's control).
+cmake_minimum_required(VERSION 3.25) # if() compares quoted strings as strings
 file(READ ${MAP} map)
 string(REGEX MATCHALL "libtreefold(_[a-z]+)?\\.a\\([^)]+\\)" members "${map}")
 list(REMOVE_DUPLICATES members)
-set(core "")
+set(core_members "")
 set(components "")
 foreach(m IN LISTS members)
   if(m MATCHES "^libtreefold\\.a\\(")
-    list(APPEND core ${m})
+    list(APPEND core_members ${m})
   else()
     list(APPEND components ${m})
   endif()
 endforeach()
-list(LENGTH core n_core)
+list(LENGTH core_members n_core)
 if(n_core EQUAL 0)
   message(FATAL_ERROR "no member of libtreefold.a in ${MAP}: the map is not a link map of the library")
 endif()
