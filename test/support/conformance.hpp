@@ -83,15 +83,16 @@ void for_each_type(type_list<Ts...>, F&& f)
     std::size_t i = 0;
     (f(std::type_identity<Ts>{}, i++), ...);
 }
-/// The same over an exchange list of the registry.
-template <class... Ts, class F>
-void for_each_type(exchange::exchange_list<Ts...>, F&& f)
-{
-    for_each_type(type_list<Ts...>{}, std::forward<F>(f));
-}
+
+template <class List>
+struct as_type_list;
+template <class... E>
+struct as_type_list<exchange::exchange_list<E...>> {
+    using type = type_list<E...>;
+};
 
 /// Every exchange the library ships: the registry's list (treefold/all_exchanges.hpp).
-using all_exchanges = treefold::all_exchanges;
+using all_exchanges = as_type_list<treefold::all_exchanges>::type;
 
 /// One layout of N indices over p ranks, with the name failures report.
 struct named_layout {
