@@ -36,7 +36,7 @@ run_one() { # run_one <label> <build> <round>
     run_rows "$@"
     return
   fi
-  local exch=direct,binomial,fibonacci,binary,one_sided,schedule_rd,schedule_best
+  local exch=direct,binomial,fibonacci,binary,dual4,one_sided,schedule_rd,schedule_best,native,automatic
   if [[ -f "$data/354.binpsllh" ]]; then
     "${mpi[@]}" -n 2 "$b/reduction_bench" --file "$data/354.binpsllh" --modes treefold,allreduce1 \
       --exchanges "$exch" --reps 2000 --discard 50 >"$out/rb_${label}_$r.csv"
