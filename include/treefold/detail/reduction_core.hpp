@@ -103,8 +103,11 @@ public:
     template <class Kernel, class Op>
     pending_call<T>* start(const T* local, std::size_t values, Op& op, int root)
     {
+        // Busy for the whole start (the in-flight check follows, with its own message); for
+        // serialised T the eager all_reduce / reduce below marks the reducer busy itself.
+        std::optional<in_use> busy;
         if constexpr (std::is_trivially_copyable_v<T>) {
-            const in_use busy(busy_, false); // the in-flight check follows, with its own message
+            busy.emplace(busy_, false);
             ++calls_; // (the eager path counts in all_reduce / reduce)
             check_call<Op>(values, root);
         }
