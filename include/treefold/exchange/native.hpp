@@ -81,16 +81,6 @@ public:
         return out;
     }
 
-    /// The result (or failure) on `root` only, through MPI_Reduce; elsewhere the outcome holds
-    /// only this rank's own failure.
-    template <class Kernel, class Op>
-    outcome<T> run_to_root(const T* local, Op& op, std::optional<failure> failed, net::counters& count,
-                           std::exception_ptr& own_error, int root)
-    {
-        start<Kernel>(local, op, failed, count, own_error, root, false);
-        return finish();
-    }
-
     /// Computes this rank's record and starts the reduction to every rank (root < 0) or to
     /// `root`; blocking unless `nonblocking` (then complete it with test() or finish()). One
     /// call at a time per plan.
