@@ -104,7 +104,7 @@ public:
             auto& plan = nonblocking_plan();
             std::optional<failure> failed = prepare(values, root);
             root_ = root;
-            plan.template start<Kernel>(local, op, failed, last_, own_error_, -1, true);
+            plan.template start<Kernel>(local, op, failed, last_, own_error_, true);
         } else {
             try {
                 eager_ = root ? reduce<Kernel>(local, values, op, *root)
