@@ -406,7 +406,8 @@ Blocks lie in rank order unless every rank passes its global_start.)")
              py::arg("global_start") = py::none())
         .def("allreduce", &py_reducer::allreduce, py::arg("array"), "The reduction on every rank.")
         .def("reduce", &py_reducer::reduce, py::arg("array"), py::arg("root"),
-             "The reduction on root (None on the other ranks).")
+             "The reduction on root (None on the other ranks); an error on any rank, a root out of "
+             "range included, raises on every rank.")
         .def("buffer", [](py::object self) { return self.cast<py_reducer&>().buffer(self); },
              "The Reducer's own array of local_count values (zero-filled; no copy).")
         .def_property_readonly("local_count", &py_reducer::local_count)

@@ -17,6 +17,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 using namespace treefold;
@@ -235,18 +236,19 @@ BOOST_AUTO_TEST_CASE(differing_roots_never_give_a_stale_result)
             }
             BOOST_CHECK_MESSAGE(testing::all_ranks(w, right), E::name << ": call " << k << " after differing roots");
         };
-        check(1, last);
-        check(2, -1);
-        if (w.size() == 3) {
-            // The call number in a tag is modulo 4096: the calls 2048 and 4096 after the bad one.
-            for (int k = 3; k <= 4096; ++k) {
-                if (k == 2048 || k == 4096) {
-                    check(k, last);
-                } else {
-                    (void)r.reduce(mine, 0);
-                }
+        const std::string_view name = E::name;
+        if (w.size() == 3 && (name == "direct" || name == "binomial" || name == "dual4" || name == "native")) {
+            // The call number in a tag is modulo 4096: no call takes a message from rank 0 on
+            // the last rank (where a stale one would wait) until 4096 calls after the bad one
+            // (point-to-point results, MPI_Bcast, the library's reduction).
+            for (int k = 1; k < 4096; ++k) {
+                (void)r.reduce(mine, 0);
             }
+            check(4096, last);
+        } else {
+            check(1, last);
         }
+        check(0, -1);
     });
 }
 

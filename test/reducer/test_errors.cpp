@@ -14,6 +14,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 using namespace treefold;
@@ -164,9 +165,11 @@ void non_standard_exception_reaches_everyone()
 }
 
 
-/// A serialized element whose encoding (and decoding) throws on a rank that refuses.
+/// A serialized element whose encoding (and decoding) throws on a rank that refuses (its
+/// label makes it not trivially copyable, so it travels through Boost.Serialization).
 struct fragile {
     double v = 0;
+    std::string label;
     static inline bool refuse = false;
     template <class Archive>
     void serialize(Archive& ar, unsigned /*version*/)
@@ -194,7 +197,8 @@ void serialization_failure_reaches_everyone()
     for (std::uint64_t i = 0; i < b.count; ++i) {
         local[i].v = 0.5 + static_cast<double>(b.start + i);
     }
-    auto plus = [](const fragile& x, const fragile& y) { return fragile{x.v + y.v}; };
+    auto plus = [](const fragile& x, const fragile& y) { return fragile{x.v + y.v, {}}; };
+    static_assert(!std::is_trivially_copyable_v<fragile>);
     reducer<fragile, decltype(plus), kernel::scalar, E> r(w, l, plus);
     for (int bad = 0; bad < w.size(); ++bad) {
         for (int root = -1; root < w.size(); root += w.size()) { // all_reduce, then reduce to the last rank
