@@ -342,12 +342,15 @@ BOOST_AUTO_TEST_CASE(user_ops_that_differ_between_ranks)
 {
     const auto& w = testing::world();
     const auto comm = static_cast<MPI_Comm>(w);
-    MPI_Op a = MPI_OP_NULL;
-    MPI_Op b = MPI_OP_NULL;
-    MPI_Op a_again = MPI_OP_NULL;
-    MPI_Op_create(&skew, 0, &a);
-    MPI_Op_create(&twice, 0, &b);
-    MPI_Op_create(&skew, 1, &a_again);
+    // a and b differ; a_again is a's function declared commutative.
+    MPI_Op ops[3] = {MPI_OP_NULL, MPI_OP_NULL, MPI_OP_NULL};
+    MPI_User_function* const functions[3] = {&skew, &twice, &skew};
+    for (int i = 0; i < 3; ++i) {
+        MPI_Op_create(functions[i], i == 2 ? 1 : 0, &ops[i]);
+    }
+    MPI_Op& a = ops[0];
+    MPI_Op& b = ops[1];
+    MPI_Op& a_again = ops[2];
     const bool last = w.rank() == w.size() - 1;
     const std::vector<double> xs(4, 0.75);
     double out = 0;
@@ -361,9 +364,9 @@ BOOST_AUTO_TEST_CASE(user_ops_that_differ_between_ranks)
     BOOST_CHECK_EQUAL(treefold_allreduce(xs.data(), &out, 4, MPI_DOUBLE, last ? b : a, comm), expect);
     BOOST_CHECK_EQUAL(treefold_context_create(comm, 4, MPI_DOUBLE, last ? a_again : a, &ctx), MPI_SUCCESS);
     BOOST_CHECK_EQUAL(treefold_context_destroy(&ctx), MPI_SUCCESS);
-    MPI_Op_free(&a);
-    MPI_Op_free(&b);
-    MPI_Op_free(&a_again);
+    for (MPI_Op& op : ops) {
+        MPI_Op_free(&op);
+    }
 }
 
 // The one-call form: blocks in rank order, the bits of the C++ one-call treefold::all_reduce
