@@ -32,8 +32,10 @@ struct one_call_plan final : net::cached_plan {
     reduction_core<T, exchange::automatic> core;
 };
 
+/// The one-call reduction to every rank (no root) or to `root` (nullopt elsewhere).
 template <class T, class Op>
-T one_call_all_reduce(const boost::mpi::communicator& comm, const T* local, std::size_t count, Op& op)
+std::optional<T> one_call_reduce(const boost::mpi::communicator& comm, const T* local, std::size_t count, Op& op,
+                                 std::optional<int> root)
 {
     std::unique_ptr<net::cached_plan>& slot = net::cached_plan_slot(comm, typeid(one_call_plan<T>));
     for (bool retried = false;; retried = true) {
@@ -45,7 +47,11 @@ T one_call_all_reduce(const boost::mpi::communicator& comm, const T* local, std:
             slot = std::make_unique<one_call_plan<T>>(comm, std::move(layout));
         }
         try {
-            return static_cast<one_call_plan<T>&>(*slot).core.template all_reduce<kernel::best>(local, count, op);
+            auto& core = static_cast<one_call_plan<T>&>(*slot).core;
+            if (root) {
+                return core.template reduce<kernel::best>(local, count, op, *root);
+            }
+            return core.template all_reduce<kernel::best>(local, count, op);
         } catch (const local_size_error&) {
             // Some rank's count changed. Every rank throws this (the failure travels in place
             // of values), so every rank plans again, together.
@@ -78,23 +84,20 @@ std::ranges::range_value_t<R> all_reduce(comm_view comm, const R& local, Op op =
 {
     using T = std::ranges::range_value_t<R>;
     const std::span<const T> values(std::ranges::data(local), std::ranges::size(local));
-    return detail::one_call_all_reduce<T>(comm.get(), values.data(), values.size(), op);
+    return std::move(*detail::one_call_reduce<T>(comm.get(), values.data(), values.size(), op, std::nullopt));
 }
 
-/// The same reduction as all_reduce, returned on `root` only (std::nullopt elsewhere).
-/// It runs as all_reduce does and drops the result off the root, so that a changed size
-/// pattern is seen on every rank; reducer::reduce sends the result to the root alone.
-/// `root` must be the same on every rank and in [0, p) (else std::invalid_argument).
+/// The same reduction as all_reduce, returned on `root` only (std::nullopt elsewhere). It
+/// runs as all_reduce does (as treefold::reducer::reduce does) and drops the result off the
+/// root; errors as reducer::reduce: every rank throws (a root outside [0, p) on any rank:
+/// call_mismatch, a std::invalid_argument).
 template <std::ranges::contiguous_range R, class Op = ops::plus>
     requires transportable<std::ranges::range_value_t<R>> && reduction_operator<Op, std::ranges::range_value_t<R>>
 std::optional<std::ranges::range_value_t<R>> reduce(comm_view comm, const R& local, int root, Op op = {})
 {
-    check_root(root, comm.get().size());
-    auto result = all_reduce(comm, local, std::move(op));
-    if (comm.get().rank() != root) {
-        return std::nullopt;
-    }
-    return result;
+    using T = std::ranges::range_value_t<R>;
+    const std::span<const T> values(std::ranges::data(local), std::ranges::size(local));
+    return detail::one_call_reduce<T>(comm.get(), values.data(), values.size(), op, root);
 }
 
 } // namespace treefold

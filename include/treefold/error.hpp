@@ -27,7 +27,9 @@ struct failure {
         local_size = 1, ///< a rank passed the wrong number of values (got, want)
         op_threw = 2,   ///< the operator threw (text: its what(), truncated)
         bad_buffer = 3,  ///< C entry points: a null or aliased buffer on some rank
-        out_of_order = 4 ///< an MPI library combined ranges that do not meet (got: left end, want: right start)
+        out_of_order = 4, ///< an MPI library combined ranges that do not meet (got: left end, want: right start)
+        codec_threw = 5,  ///< encoding or decoding a value threw (its serialize(), a pickle; text as op_threw)
+        bad_root = 6      ///< a reduce root that is not a rank (got: the root, want: p)
     };
     /// The operator's message is kept up to this many bytes.
     static constexpr std::size_t text_bytes = 95;
@@ -76,6 +78,21 @@ struct failure {
         return f;
     }
 
+    /// The exception `e` thrown while encoding or decoding a value on `rank`.
+    static failure codec_threw(int rank, const std::exception_ptr& e)
+    {
+        failure f = op_threw(rank, e);
+        f.what = code::codec_threw;
+        return f;
+    }
+
+    /// A reduce root outside [0, p) passed on `rank`.
+    static failure bad_root(int rank, int root, int p)
+    {
+        return {.what = code::bad_root, .rank = rank, .got = static_cast<std::uint64_t>(static_cast<std::int64_t>(root)),
+                .want = static_cast<std::uint64_t>(p), .text = {}, .type = {}};
+    }
+
     /// The demangled type of the exception being handled (call inside a catch), truncated.
     static std::string current_type_name()
     {
@@ -106,8 +123,13 @@ struct failure {
             return "treefold: the MPI library combined non-adjacent ranges on rank " + std::to_string(rank) +
                    " (one ending at index " + std::to_string(got) + ", the next starting at " + std::to_string(want) +
                    "): it broke rank order, no result";
+        case code::bad_root:
+            return "treefold: rank " + std::to_string(rank) + " passed reduce root " +
+                   std::to_string(static_cast<std::int64_t>(got)) + ", not a rank of a communicator of size " +
+                   std::to_string(want);
         default: {
-            std::string m = "treefold: the reduction operator threw";
+            std::string m = what == code::codec_threw ? "treefold: encoding or decoding a value threw"
+                                                      : "treefold: the reduction operator threw";
             if (!type.empty()) {
                 m += " " + type;
             }
@@ -174,33 +196,48 @@ public:
     using std::invalid_argument::invalid_argument;
 };
 
+/// The ranks did not make the same call: a reduce root out of range (on any rank), or, under
+/// the checking level, roots, calls, element types or operators that differ between ranks.
+/// Thrown on every rank.
+class call_mismatch : public std::invalid_argument {
+public:
+    /// What differs or is wrong.
+    enum class kind { root, element, op };
+    call_mismatch(kind k, const std::string& what) : std::invalid_argument(what), what_differs(k) {}
+    kind what_differs;
+};
+
 /// The opt-in checking level of a reducer (its constructor's last argument).
 enum class checking {
     /// TREEFOLD_CHECK=1 in the environment (of any rank) turns the checks on, else off.
     from_environment,
-    /// No per-call checks: a root, call or operator that differs between ranks is an
-    /// erroneous program, as in MPI (no result of another call is ever returned, but a rank
-    /// may wait forever).
+    /// No per-call checks. A root, a call (all_reduce against reduce) or an operator that
+    /// differs between ranks is an erroneous program, as in MPI, but costs no hang: every rank
+    /// completes the call and no message of it ever reaches another call (a rank naming itself
+    /// the root gets the result). An element type that differs between ranks is undefined.
     off,
-    /// Every call first checks collectively (one MPI_Allgather of 32 bytes per rank) that
-    /// all ranks make the same call (all_reduce, or reduce to the same root), with operators
-    /// of the same type and the right local sizes, and otherwise throws the same
-    /// std::invalid_argument on every rank before any message is sent.
+    /// Every call first checks collectively (one MPI_Allgather of 40 bytes per rank) that
+    /// all ranks make the same call (all_reduce, or reduce to the same root), with the same
+    /// element type (its type name and size) and operator type and the right local sizes,
+    /// and otherwise throws the same std::invalid_argument (call_mismatch, or
+    /// local_size_error for a size) on every rank before any message is sent.
     on
 };
 
-/// A reduce root outside [0, p): std::invalid_argument naming both (every C++ rooted call).
+/// A reduce root outside [0, p): call_mismatch naming both (where the root is known on every rank).
 inline void check_root(int root, int p)
 {
     if (root < 0 || root >= p) {
-        throw std::invalid_argument("treefold: reduce root " + std::to_string(root) +
-                                    " is not a rank of a communicator of size " + std::to_string(p));
+        throw call_mismatch(call_mismatch::kind::root, "treefold: reduce root " + std::to_string(root) +
+                                                           " is not a rank of a communicator of size " +
+                                                           std::to_string(p));
     }
 }
 
 /// The one mapping from a finished call's errors to exceptions: this rank's own exception
-/// first, then a wrong local size (local_size_error naming the rank and sizes), then any
-/// other failure (remote_failure). Returns normally when the call succeeded.
+/// first, then a wrong local size (local_size_error naming the rank and sizes), a root out
+/// of range (call_mismatch), then any other failure (remote_failure). Returns normally when
+/// the call succeeded.
 inline void throw_if_failed(const std::optional<failure>& failed, const std::exception_ptr& own_error)
 {
     if (own_error) {
@@ -209,6 +246,9 @@ inline void throw_if_failed(const std::optional<failure>& failed, const std::exc
     if (failed) {
         if (failed->what == failure::code::local_size) {
             throw local_size_error(failed->message());
+        }
+        if (failed->what == failure::code::bad_root) {
+            throw call_mismatch(call_mismatch::kind::root, failed->message());
         }
         throw remote_failure(*failed);
     }

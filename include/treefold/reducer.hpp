@@ -100,11 +100,11 @@ public:
     /// The reduction of all N values, returned on every rank (the same bits everywhere).
     ///
     /// Collective. If this rank's span does not hold exactly its block's count, or the
-    /// operator throws on some rank, the exchange still completes (failures travel in place
-    /// of values, so nobody waits) and then every rank throws: std::invalid_argument for a
-    /// wrong size, the operator's own exception on the rank where it threw and
-    /// remote_failure (error.hpp, naming the rank, the exception's type and text) on the
-    /// others. A rank with an empty block reports its size too. N = 0 throws
+    /// operator (or the serialization of a value) throws on some rank, the exchange still
+    /// completes (failures travel in place of values, so nobody waits) and then every rank
+    /// throws: std::invalid_argument for a wrong size, the exception itself on the rank
+    /// where it was thrown and remote_failure (error.hpp, naming the rank, the exception's
+    /// type and text) on the others. A rank with an empty block reports its size too. N = 0 throws
     /// std::domain_error on every rank: there is no value and no identity is invented.
     T all_reduce(std::span<const T> local)
     {
@@ -117,14 +117,13 @@ public:
     void all_reduce(std::span<const T> local, T& result) { result = all_reduce(local); }
 
     /// The reduction on `root` only (nullopt on the other ranks). Collective; `root` must be
-    /// the same on every rank and in [0, p). A root outside [0, p) throws
-    /// std::invalid_argument on the ranks that pass it, before any message; a root that
-    /// differs between ranks is an erroneous program (as in MPI): it may leave ranks
-    /// waiting, but never makes a later call return this call's values (the messages carry
-    /// the call's number). With checking::on (or TREEFOLD_CHECK=1) both throw the same
-    /// std::invalid_argument on every rank instead. Failures are thrown as in all_reduce on
-    /// the root, on the rank where they happened and on every rank whose part of the
-    /// exchange saw them; the other ranks return nullopt (a reduce does not broadcast).
+    /// the same on every rank and in [0, p). It runs as all_reduce (the same messages, the
+    /// result kept on the root), so failures throw on every rank as in all_reduce, and a
+    /// root outside [0, p) on any rank throws call_mismatch (a std::invalid_argument) on
+    /// every rank. A root that differs between ranks is an erroneous program (as in MPI),
+    /// yet every rank completes the call (a rank naming itself the root gets the result)
+    /// and no later call sees its messages; with checking::on (or TREEFOLD_CHECK=1) every
+    /// rank throws call_mismatch instead.
     std::optional<T> reduce(std::span<const T> local, int root)
     {
         return with_kernel([&]<class K>(std::type_identity<K>) {
@@ -143,12 +142,13 @@ public:
     request<T, T> iall_reduce(std::span<const T> local)
     {
         return request<T, T>(with_kernel([&]<class K>(std::type_identity<K>) {
-            return core_.template start<K>(local.data(), local.size(), op_, -1);
+            return core_.template start<K>(local.data(), local.size(), op_, std::nullopt);
         }));
     }
 
-    /// Starts reduce(local, root) (MPI_Ireduce); as iall_reduce, and wait() returns what
-    /// reduce returns.
+    /// Starts reduce(local, root) (as reduce: the MPI_Iallreduce of iall_reduce, the value
+    /// kept on the root); as iall_reduce, and wait() returns what reduce returns or throws
+    /// what it throws, on every rank.
     request<T, std::optional<T>> ireduce(std::span<const T> local, int root)
     {
         return request<T, std::optional<T>>(with_kernel([&]<class K>(std::type_identity<K>) {

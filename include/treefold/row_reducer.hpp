@@ -257,8 +257,7 @@ public:
     }
 
     /// The k column results on `root` only (nullopt elsewhere). Collective. Failures are
-    /// thrown as in treefold::reducer::reduce: on the root, on the rank where they happened
-    /// and on every rank whose part of the exchange saw them.
+    /// thrown as in treefold::reducer::reduce: on every rank.
     std::optional<std::vector<T>> reduce(std::span<const T> local, int root)
     {
         const detail::row_arena_scope<T> scope(arena_);

@@ -27,9 +27,12 @@
  * message.
  * Collective calls detect errors on every rank and return an error there, never leaving a
  * rank waiting: an argument that is wrong on one rank only (a NULL buffer, a datatype or op
- * that differs between ranks, a negative count) makes every rank return the error class,
- * and a user op whose MPI_Reduce_local fails on one rank makes every rank return
- * MPI_ERR_OP. Exceptions: MPI_COMM_NULL (or an intercommunicator) and a NULL context are
+ * that differs between ranks, a negative count, a reduce root outside [0, p)) makes every
+ * rank return the error class, and a user op whose MPI_Reduce_local fails on one rank makes
+ * every rank return MPI_ERR_OP. User-created ops are compared (when a context is created
+ * and when the one-call form plans) by applying each rank's op to fixed probe values: ops
+ * that differ there give MPI_ERR_OP on every rank; ops that agree on those values are not
+ * told apart. Exceptions: MPI_COMM_NULL (or an intercommunicator) and a NULL context are
  * reported on the ranks that pass them, without communication (like MPI, all ranks must
  * pass the same communicator).
  *
@@ -83,10 +86,12 @@ int treefold_allreduce_ctx(treefold_context ctx, const void* local, void* result
 
 /**
  * The reduction into *result on `root` only (`result` is not touched and may be NULL on the
- * other ranks). Collective; `root` must be the same on every rank (else MPI_ERR_ROOT or a
- * mismatch). An error is returned on the root, on the rank where it happened and on ranks
- * whose part of the exchange saw it; others may return MPI_SUCCESS (a reduce does not
- * broadcast).
+ * other ranks). Collective; an error is returned on every rank (a root outside [0, p) on any
+ * rank: MPI_ERR_ROOT). `root` must be the same on every rank: with TREEFOLD_CHECK=1 in the
+ * environment (of any rank, when the context is created) differing roots return
+ * MPI_ERR_ROOT on every rank; without it they are an erroneous program, as in MPI, yet every
+ * rank completes the call (a rank naming itself the root gets the result) and no later call
+ * sees its messages.
  */
 int treefold_reduce_ctx(treefold_context ctx, const void* local, void* result, int root);
 

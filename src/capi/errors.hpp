@@ -29,6 +29,7 @@ struct local_check {
     std::string message;
     element type = element::none;
     operation op = operation::none;
+    std::uint32_t probe = 0; ///< a user-created op: what it makes of probe values (check_arguments)
 };
 
 /// The element type and operation every rank passed.
@@ -37,12 +38,14 @@ struct agreed_arguments {
     operation op;
 };
 
-/// Checks a datatype, an operation and a count on this rank (no communication).
+/// Checks a datatype, an operation and a count on this rank (no communication); a
+/// user-created op is applied once to fixed probe values, so the ranks can compare ops.
 local_check check_arguments(MPI_Datatype type, MPI_Op op, std::int64_t count);
 
 /// Collective: all-gathers every rank's check and throws the same api_error class on every
 /// rank when some rank's arguments are wrong or the ranks name different types or
-/// operations (this rank's own message where it is the culprit).
+/// operations, or user-created ops that differ on the probe values (this rank's own message
+/// where it is the culprit).
 agreed_arguments agree(const boost::mpi::communicator& comm, local_check mine);
 
 /// MPI_ERR_COMM (with the message set) for MPI_COMM_NULL, an invalid handle or an

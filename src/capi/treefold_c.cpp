@@ -23,6 +23,7 @@
 #include <new>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 struct treefold_context_s {
@@ -153,6 +154,16 @@ int fail_current_exception(bool during_call)
         throw;
     } catch (const api_error& e) {
         return fail(e.error_class, e.what());
+    } catch (const call_mismatch& e) {
+        switch (e.what_differs) {
+        case call_mismatch::kind::root:
+            return fail(MPI_ERR_ROOT, e.what());
+        case call_mismatch::kind::element:
+            return fail(MPI_ERR_TYPE, e.what());
+        case call_mismatch::kind::op:
+            return fail(MPI_ERR_OP, e.what());
+        }
+        return fail(MPI_ERR_ARG, e.what());
     } catch (const mpi_call_error& e) {
         return fail(MPI_ERR_OP, std::string("treefold: the user-defined MPI_Op failed on this rank: ") + e.what());
     } catch (const remote_failure& e) {
@@ -164,6 +175,9 @@ int fail_current_exception(bool during_call)
             return fail(MPI_ERR_BUFFER, e.what());
         case failure::code::out_of_order:
             return fail(MPI_ERR_INTERN, e.what());
+        case failure::code::bad_root:
+            return fail(MPI_ERR_ROOT, e.what());
+        case failure::code::codec_threw:
         case failure::code::none:
             break;
         }
@@ -198,12 +212,14 @@ int check_comm(MPI_Comm comm)
 
 agreed_arguments agree(const boost::mpi::communicator& comm, local_check mine)
 {
-    const std::array<int, 3> row{mine.error_class, static_cast<int>(mine.type), static_cast<int>(mine.op)};
+    constexpr std::size_t k = 4;
+    const std::array<int, k> row{mine.error_class, static_cast<int>(mine.type), static_cast<int>(mine.op),
+                                 static_cast<int>(mine.probe)};
     std::vector<int> all;
-    boost::mpi::all_gather(comm, row.data(), 3, all);
-    const std::size_t p = all.size() / 3;
+    boost::mpi::all_gather(comm, row.data(), static_cast<int>(k), all);
+    const std::size_t p = all.size() / k;
     for (std::size_t r = 0; r < p; ++r) {
-        const int cls = all[3 * r];
+        const int cls = all[k * r];
         if (cls != MPI_SUCCESS) {
             if (mine.error_class != MPI_SUCCESS) {
                 throw api_error(mine.error_class, mine.message);
@@ -213,17 +229,67 @@ agreed_arguments agree(const boost::mpi::communicator& comm, local_check mine)
         }
     }
     for (std::size_t r = 1; r < p; ++r) {
-        if (all[3 * r + 1] != all[1]) {
+        if (all[k * r + 1] != all[1]) {
             throw api_error(MPI_ERR_TYPE, "treefold: the ranks passed different datatypes (rank " + std::to_string(r) +
                                               "'s differs from rank 0's)");
         }
-        if (all[3 * r + 2] != all[2]) {
+        if (all[k * r + 2] != all[2]) {
             throw api_error(MPI_ERR_OP, "treefold: the ranks passed different operations (rank " + std::to_string(r) +
                                             "'s differs from rank 0's)");
+        }
+        if (all[k * r + 3] != all[3]) {
+            throw api_error(MPI_ERR_OP, "treefold: the ranks passed different user-created MPI_Ops (rank " +
+                                            std::to_string(r) + "'s gives other results than rank 0's on probe values)");
         }
     }
     return {static_cast<element>(all[1]), static_cast<operation>(all[2])};
 }
+
+namespace {
+
+/// FNV-1a of what a user-created `op` makes of fixed operands of element type T (with the
+/// return code): ranks whose ops differ get different probes, unless the ops agree on these.
+template <class T>
+std::uint32_t probe_of(MPI_Op op, MPI_Datatype type)
+{
+    constexpr double left[] = {1.5, -2.25, 1e6, 3.0, 0.0, 7.0}; // (each fits every element type)
+    constexpr double right[] = {0.75, 4.0, -7.0, 1e-3, 5.0, -1.0};
+    constexpr int n = 6;
+    T in[n];
+    T inout[n];
+    for (int i = 0; i < n; ++i) {
+        if constexpr (std::is_arithmetic_v<T>) {
+            in[i] = static_cast<T>(left[i]);
+            inout[i] = static_cast<T>(right[i]);
+        } else {
+            in[i] = T(left[i], right[i]);
+            inout[i] = T(right[i], -left[i]);
+        }
+    }
+    const int rc = MPI_Reduce_local(in, inout, n, type, op);
+    std::uint32_t h = 2166136261u ^ static_cast<std::uint32_t>(rc);
+    const auto* bytes = reinterpret_cast<const unsigned char*>(inout);
+    for (std::size_t i = 0; i < sizeof inout; ++i) {
+        h = (h ^ bytes[i]) * 16777619u;
+    }
+    return h;
+}
+
+std::uint32_t probe_of(element e, MPI_Op op, MPI_Datatype type)
+{
+    switch (e) {
+#define TREEFOLD_CAPI_CASE(e, T)                                                                     \
+    case element::e:                                                                                 \
+        return probe_of<T>(op, type);
+        TREEFOLD_CAPI_ELEMENTS(TREEFOLD_CAPI_CASE)
+#undef TREEFOLD_CAPI_CASE
+    case element::none:
+        break;
+    }
+    return 0;
+}
+
+} // namespace
 
 local_check check_arguments(MPI_Datatype type, MPI_Op op, std::int64_t count)
 {
@@ -249,6 +315,9 @@ local_check check_arguments(MPI_Datatype type, MPI_Op op, std::int64_t count)
     }
     if (count < 0) {
         bad(MPI_ERR_COUNT, "treefold: negative count");
+    }
+    if (c.error_class == MPI_SUCCESS && c.op == operation::user) {
+        c.probe = probe_of(c.type, op, type);
     }
     return c;
 }
@@ -414,10 +483,7 @@ int treefold_reduce_ctx(treefold_context ctx, const void* local, void* result, i
         return fail(MPI_ERR_ARG, "treefold: NULL context");
     }
     context& c = *ctx->impl;
-    if (root < 0 || root >= c.size) {
-        return fail(MPI_ERR_ROOT, "treefold: reduce root " + std::to_string(root) +
-                                      " is not a rank of a communicator of size " + std::to_string(c.size));
-    }
+    // A root out of range takes part too: the reduction fails on every rank (MPI_ERR_ROOT).
     const bool ok = (local != nullptr || c.local_count == 0) && (result != nullptr || c.rank != root);
     return run_call(ok, "treefold: this rank passed a NULL local buffer (or a NULL result on the root)",
                     [&] { c.reduce(local, ok, result, root); });

@@ -392,7 +392,9 @@ Collective over the mpi4py communicator; an error on any rank raises on every ra
 array: a C-contiguous numpy array of float64, float32, int32, int64 or complex128 (read in
 place, never copied); op: "sum", "prod", "min" or "max". With dtype=object and a callable
 op(left, right) (left covers the lower indices) the values travel pickled and the callable
-runs with the GIL held: a slow path for exact or custom arithmetic (fractions, strings).)");
+runs with the GIL held: a slow path for exact or custom arithmetic (fractions, strings). A
+value pickle refuses, or a callable that raises, on one rank raises on every rank: its own
+exception there, RuntimeError naming the rank and the message elsewhere.)");
 
     py::class_<py_reducer>(m, "Reducer",
                            R"(A reduction planned once for this rank's local_count values of dtype,
@@ -404,7 +406,8 @@ Blocks lie in rank order unless every rank passes its global_start.)")
              py::arg("global_start") = py::none())
         .def("allreduce", &py_reducer::allreduce, py::arg("array"), "The reduction on every rank.")
         .def("reduce", &py_reducer::reduce, py::arg("array"), py::arg("root"),
-             "The reduction on root (None on the other ranks).")
+             "The reduction on root (None on the other ranks); an error on any rank, a root out of "
+             "range included, raises on every rank.")
         .def("buffer", [](py::object self) { return self.cast<py_reducer&>().buffer(self); },
              "The Reducer's own array of local_count values (zero-filled; no copy).")
         .def_property_readonly("local_count", &py_reducer::local_count)

@@ -13,8 +13,10 @@
 #include "treefold/reducer.hpp"
 #include "treefold/treefold.h"
 
+#include <algorithm>
 #include <complex>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <string>
@@ -269,18 +271,102 @@ BOOST_AUTO_TEST_CASE(errors_on_every_rank)
     BOOST_CHECK(!std::string(treefold_last_error()).empty());
     BOOST_CHECK_EQUAL(treefold_allreduce_ctx(ctx, xs.data(), w.rank() == last ? nullptr : &out), MPI_ERR_BUFFER);
     BOOST_CHECK_EQUAL(treefold_reduce_ctx(ctx, xs.data(), &out, w.size()), MPI_ERR_ROOT);
-    // A NULL result on the root: the root fails (the others may not learn of it: a reduce
-    // does not broadcast).
-    const int at_root = treefold_reduce_ctx(ctx, xs.data(), w.rank() == 0 ? nullptr : &out, 0);
-    if (w.rank() == 0) {
-        BOOST_CHECK_EQUAL(at_root, MPI_ERR_BUFFER);
-    }
+    // A root out of range on one rank only: every rank returns MPI_ERR_ROOT (none waits).
+    BOOST_CHECK_EQUAL(treefold_reduce_ctx(ctx, xs.data(), &out, w.rank() == last ? -1 : 0), MPI_ERR_ROOT);
+    BOOST_CHECK(std::string(treefold_last_error()).find("root -1") != std::string::npos);
+    // A NULL result on the root: every rank fails.
+    BOOST_CHECK_EQUAL(treefold_reduce_ctx(ctx, xs.data(), w.rank() == 0 ? nullptr : &out, 0), MPI_ERR_BUFFER);
     // Still works, and the last error is cleared.
     BOOST_CHECK_EQUAL(treefold_allreduce_ctx(ctx, xs.data(), &out), MPI_SUCCESS);
     BOOST_CHECK_EQUAL(std::string(treefold_last_error()), "");
     BOOST_CHECK_EQUAL(out, 1.25 * w.size());
     BOOST_CHECK_EQUAL(treefold_context_destroy(&ctx), MPI_SUCCESS);
     BOOST_CHECK_EQUAL(treefold_context_destroy(&ctx), MPI_SUCCESS); // NULL: nothing to do
+}
+
+
+// Roots that differ between ranks: no rank waits and no later call sees a message of that
+// call (every rank completes; a rank naming itself the root gets the result). Under
+// TREEFOLD_CHECK every rank returns MPI_ERR_ROOT with a message naming the roots.
+BOOST_AUTO_TEST_CASE(differing_roots)
+{
+    const auto& w = testing::world();
+    const auto comm = static_cast<MPI_Comm>(w);
+    const std::vector<double> xs(3, 0.5);
+    const double want = 1.5 * w.size();
+    for (const bool checked : {false, true}) {
+        if (checked && w.rank() == 0) {
+            ::setenv("TREEFOLD_CHECK", "1", 1);
+        }
+        treefold_context ctx = nullptr;
+        BOOST_REQUIRE_EQUAL(treefold_context_create(comm, 3, MPI_DOUBLE, MPI_SUM, &ctx), MPI_SUCCESS);
+        ::unsetenv("TREEFOLD_CHECK");
+        double out = -1;
+        // Rank 0 names the last rank, the last rank 0, every other rank itself.
+        const int last = w.size() - 1;
+        const int root = w.rank() == 0 ? last : w.rank() == last ? 0 : w.rank();
+        const int rc = treefold_reduce_ctx(ctx, xs.data(), &out, root);
+        if (checked && w.size() > 1) {
+            BOOST_CHECK_EQUAL(rc, MPI_ERR_ROOT);
+            BOOST_CHECK_MESSAGE(std::string(treefold_last_error()).rfind("treefold (TREEFOLD_CHECK): rank 0 called reduce to ", 0) == 0,
+                                treefold_last_error());
+        } else {
+            BOOST_CHECK_EQUAL(rc, MPI_SUCCESS);
+            if (w.rank() == root) {
+                BOOST_CHECK_EQUAL(out, want);
+            }
+        }
+        for (int r = 0; r < w.size(); ++r) {
+            out = -1;
+            BOOST_CHECK_EQUAL(treefold_reduce_ctx(ctx, xs.data(), &out, r), MPI_SUCCESS);
+            BOOST_CHECK(w.rank() == r ? out == want : out == -1);
+        }
+        BOOST_CHECK_EQUAL(treefold_context_destroy(&ctx), MPI_SUCCESS);
+    }
+}
+
+namespace {
+/// Another user operation on doubles: inout = 2 * in + inout.
+void twice(void* in, void* inout, int* len, MPI_Datatype*)
+{
+    const auto* a = static_cast<const double*>(in);
+    auto* b = static_cast<double*>(inout);
+    std::transform(a, a + *len, b, b, [](double x, double y) { return 2 * x + y; });
+}
+} // namespace
+
+// Two different user-created MPI_Ops on different ranks: every rank returns MPI_ERR_OP, at
+// context creation and from the one-call form (the ranks compare what their ops make of
+// fixed probe values). The same function in two ops is the same op.
+BOOST_AUTO_TEST_CASE(user_ops_that_differ_between_ranks)
+{
+    const auto& w = testing::world();
+    const auto comm = static_cast<MPI_Comm>(w);
+    // a and b differ; a_again is a's function declared commutative.
+    MPI_Op ops[3] = {MPI_OP_NULL, MPI_OP_NULL, MPI_OP_NULL};
+    MPI_User_function* const functions[3] = {&skew, &twice, &skew};
+    for (int i = 0; i < 3; ++i) {
+        MPI_Op_create(functions[i], i == 2 ? 1 : 0, &ops[i]);
+    }
+    MPI_Op& a = ops[0];
+    MPI_Op& b = ops[1];
+    MPI_Op& a_again = ops[2];
+    const bool last = w.rank() == w.size() - 1;
+    const std::vector<double> xs(4, 0.75);
+    double out = 0;
+    treefold_context ctx = nullptr;
+    const int expect = w.size() > 1 ? MPI_ERR_OP : MPI_SUCCESS;
+    BOOST_CHECK_EQUAL(treefold_context_create(comm, 4, MPI_DOUBLE, last ? b : a, &ctx), expect);
+    if (expect == MPI_ERR_OP) {
+        BOOST_CHECK(std::string(treefold_last_error()).find("MPI_Op") != std::string::npos);
+    }
+    BOOST_CHECK_EQUAL(treefold_context_destroy(&ctx), MPI_SUCCESS);
+    BOOST_CHECK_EQUAL(treefold_allreduce(xs.data(), &out, 4, MPI_DOUBLE, last ? b : a, comm), expect);
+    BOOST_CHECK_EQUAL(treefold_context_create(comm, 4, MPI_DOUBLE, last ? a_again : a, &ctx), MPI_SUCCESS);
+    BOOST_CHECK_EQUAL(treefold_context_destroy(&ctx), MPI_SUCCESS);
+    for (MPI_Op& op : ops) {
+        MPI_Op_free(&op);
+    }
 }
 
 // The one-call form: blocks in rank order, the bits of the C++ one-call treefold::all_reduce

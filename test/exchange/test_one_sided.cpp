@@ -36,7 +36,7 @@ BOOST_AUTO_TEST_CASE(non_commutative_product_and_many_reduce_calls)
     const std::span<const mat2> local(xs.data() + b.start, b.count);
     reducer<mat2, decltype(&mat_mul), kernel::scalar, exchange::one_sided> r(w, l, &mat_mul);
     const mat2 want = testing::oracle_reduce(xs, &mat_mul);
-    // reduce() does not synchronise: pieces of later calls can arrive early and must wait.
+    // Calls do not synchronise: pieces of later calls can arrive early and must wait.
     for (int call = 0; call < 20; ++call) {
         const auto got = r.reduce(local, call % w.size());
         if (w.rank() == call % w.size()) {

@@ -161,6 +161,23 @@ def test_a_raising_callable_raises_everywhere():
     assert treefold.allreduce(COMM, xs, op=lambda a, b: a + b) == 6 * P
 
 
+def test_an_unpicklable_value_on_one_rank_raises_everywhere():
+    # The last rank holds a value pickle refuses (a lambda): every rank raises, none waits.
+    xs = np.array([1, 2, (lambda: 0) if RANK == P - 1 else 3], dtype=object)
+    for call in (
+        lambda: treefold.allreduce(COMM, xs, op=lambda a, b: b),
+        lambda: treefold.Reducer(COMM, 3, object, op=lambda a, b: b).reduce(xs, 0),
+    ):
+        if P == 1:
+            call()  # nothing travels, nothing is pickled
+            continue
+        with pytest.raises(Exception) as info:
+            call()
+        if RANK != P - 1:
+            assert f"rank {P - 1}" in str(info.value) and "pickle" in str(info.value).lower()
+    assert treefold.allreduce(COMM, np.array([1, 2, 3], dtype=object), op=lambda a, b: a + b) == 6 * P
+
+
 def test_errors_on_one_rank_raise_on_every_rank():
     x = np.arange(8, dtype=np.float64)
     last = RANK == P - 1

@@ -14,6 +14,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 using namespace treefold;
@@ -163,9 +164,77 @@ void non_standard_exception_reaches_everyone()
     BOOST_CHECK_MESSAGE(testing::all_ranks(w, right), "a non-standard exception was not reported as such");
 }
 
+
+/// A serialized element whose encoding (and decoding) throws on a rank that refuses (its
+/// label makes it not trivially copyable, so it travels through Boost.Serialization).
+struct fragile {
+    double v = 0;
+    std::string label;
+    static inline bool refuse = false;
+    template <class Archive>
+    void serialize(Archive& ar, unsigned /*version*/)
+    {
+        if (refuse) {
+            throw op_error("cannot serialize this value");
+        }
+        ar & v;
+    }
+};
+
+/// A serialization failure on one rank reaches every rank like an operator's failure: that
+/// rank rethrows its own exception, the others get remote_failure with its rank and text.
+template <class E>
+void serialization_failure_reaches_everyone()
+{
+    const auto& w = testing::world();
+    if (w.size() == 1) {
+        return; // nothing travels
+    }
+    const std::uint64_t n = 3 * static_cast<std::uint64_t>(w.size()) + 1;
+    const auto l = layout::block_layout::from_counts(layout::even_lower(n, w.size()));
+    const auto b = l.block_of(w.rank());
+    std::vector<fragile> local(b.count);
+    for (std::uint64_t i = 0; i < b.count; ++i) {
+        local[i].v = 0.5 + static_cast<double>(b.start + i);
+    }
+    auto plus = [](const fragile& x, const fragile& y) { return fragile{x.v + y.v, {}}; };
+    static_assert(!std::is_trivially_copyable_v<fragile>);
+    reducer<fragile, decltype(plus), kernel::scalar, E> r(w, l, plus);
+    for (int bad = 0; bad < w.size(); ++bad) {
+        for (int root = -1; root < w.size(); root += w.size()) { // all_reduce, then reduce to the last rank
+            fragile::refuse = w.rank() == bad;
+            bool right = false;
+            try {
+                if (root < 0) {
+                    (void)r.all_reduce(local);
+                } else {
+                    (void)r.reduce(local, root);
+                }
+            } catch (const op_error& e) {
+                right = w.rank() == bad && std::string(e.what()) == "cannot serialize this value";
+            } catch (const remote_failure& e) {
+                right = w.rank() != bad && e.info.rank == bad &&
+                        std::string(e.what()).find("cannot serialize this value") != std::string::npos;
+            }
+            fragile::refuse = false;
+            BOOST_CHECK_MESSAGE(testing::all_ranks(w, right),
+                                E::name << ": serialization failed on rank " << bad << (root < 0 ? " in all_reduce" : " in reduce"));
+            const fragile v = r.all_reduce(local); // the reducer still works
+            BOOST_CHECK_EQUAL(v.v, 0.5 * static_cast<double>(n) + static_cast<double>(n) * static_cast<double>(n - 1) / 2);
+        }
+    }
+}
 } // namespace
 
 BOOST_AUTO_TEST_CASE(non_standard_exception_from_the_operator) { non_standard_exception_reaches_everyone(); }
+
+BOOST_AUTO_TEST_CASE(serialization_failure_tree) { serialization_failure_reaches_everyone<exchange::tree<>>(); }
+BOOST_AUTO_TEST_CASE(serialization_failure_direct) { serialization_failure_reaches_everyone<exchange::direct>(); }
+BOOST_AUTO_TEST_CASE(serialization_failure_scheduled)
+{
+    serialization_failure_reaches_everyone<exchange::scheduled<>>();
+}
+BOOST_AUTO_TEST_CASE(serialization_failure_automatic) { serialization_failure_reaches_everyone<exchange::automatic>(); }
 
 BOOST_AUTO_TEST_CASE(remote_failure_rank_and_text_direct) { remote_failure_carries_rank_and_text<exchange::direct>(); }
 BOOST_AUTO_TEST_CASE(remote_failure_rank_and_text_tree) { remote_failure_carries_rank_and_text<exchange::tree<>>(); }
@@ -248,7 +317,7 @@ BOOST_AUTO_TEST_CASE(bad_root)
     BOOST_CHECK_EQUAL(v.has_value(), w.rank() == w.size() - 1);
 }
 
-BOOST_AUTO_TEST_CASE(wrong_size_in_reduce_reaches_the_root)
+BOOST_AUTO_TEST_CASE(wrong_size_in_reduce_reaches_every_rank)
 {
     const auto& w = testing::world();
     const std::uint64_t n = 40;
@@ -265,9 +334,6 @@ BOOST_AUTO_TEST_CASE(wrong_size_in_reduce_reaches_the_root)
     } catch (const std::invalid_argument&) {
         threw = true;
     }
-    // The root and the bad rank always know; others may return nothing (a reduce does not broadcast).
-    if (w.rank() == root || w.rank() == bad) {
-        BOOST_CHECK(threw);
-    }
+    BOOST_CHECK(testing::all_ranks(w, threw)); // every rank, not only the root and the bad rank
     BOOST_CHECK(r.reduce(good, root).has_value() == (w.rank() == root));
 }

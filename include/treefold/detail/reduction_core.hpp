@@ -1,7 +1,8 @@
 #pragma once
 /// What treefold::reducer and treefold::row_reducer share: the private communicator, the
-/// checked layout, the exchange plan, and the steps after the exchange (broadcast for
-/// all_reduce, delivery to the root for reduce, the one mapping of failures to exceptions).
+/// checked layout, the exchange plan, and the steps after the exchange (the result or the
+/// failure shared with every rank, for all_reduce and reduce alike; the one mapping of
+/// failures to exceptions).
 
 #include "treefold/config.hpp"
 #include "treefold/layouts.hpp"
@@ -59,49 +60,30 @@ public:
     template <class Kernel, class Op>
     T all_reduce(const T* local, std::size_t values, Op& op)
     {
-        const in_use busy(busy_, in_flight_);
-        const net::call_scope call(++calls_);
-        check_call<Op>(values, -1);
-        exchange::outcome<T> out = run<Kernel>(local, values, op);
-        exchange::share_result(plan_, comm_, out, last_);
-        throw_if_failed(out.failed, own_error_);
-        return std::move(*out.value);
+        return std::move(*run_everywhere<Kernel>(local, values, op, std::nullopt));
     }
 
-    /// The reduction on `root` only (nullopt elsewhere).
+    /// The reduction on `root` only (nullopt elsewhere). It runs as all_reduce does (the
+    /// result, or the failure, reaches every rank) and drops the result off the root, so a
+    /// failure throws on every rank and the messages do not depend on the root: a root out
+    /// of range on some rank is a failure every rank throws, and roots that differ between
+    /// ranks leave no message behind.
     template <class Kernel, class Op>
     std::optional<T> reduce(const T* local, std::size_t values, Op& op, int root)
     {
-        const in_use busy(busy_, in_flight_);
-        const net::call_scope call(++calls_); // first: every rank counts the call, even one that throws here
-        check_call<Op>(values, root);
-        check_root(root, comm_.size());
-        const int me = comm_.rank();
-        if constexpr (requires { plan_.template run_to_root<Kernel>(local, op, std::nullopt, last_, own_error_, root); }) {
-            exchange::outcome<T> out = run<Kernel>(local, values, op, root);
-            throw_if_failed(out.failed, own_error_);
-            return me == root ? std::move(out.value) : std::nullopt;
+        std::optional<T> out = run_everywhere<Kernel>(local, values, op, root);
+        if (comm_.rank() != root) {
+            out.reset();
         }
-        exchange::outcome<T> out = run<Kernel>(local, values, op);
-        const int from = result_everywhere() ? root : plan_.finisher();
-        if (me == root && !out.value) {
-            out.value.emplace();
-        }
-        net::values_channel<T> result{comm_, last_, out.value ? &*out.value : nullptr, 1};
-        net::deliver(result, me, from, root, out.failed);
-        throw_if_failed(out.failed, own_error_);
-        if (me != root) {
-            return std::nullopt;
-        }
-        return std::move(out.value);
+        return out;
     }
 
-    /// Starts the reduction to every rank (root < 0) or to `root` without waiting for it
-    /// (through the native exchange's nonblocking MPI reductions; for elements that are not
-    /// trivially copyable the call completes before start returns). Complete it with the
-    /// returned call's test() / finish().
+    /// Starts the reduction to every rank (no root) or to `root` without waiting for it
+    /// (through the native exchange's nonblocking MPI reduction to every rank; for elements
+    /// that are not trivially copyable the call completes before start returns). Complete it
+    /// with the returned call's test() / finish().
     template <class Kernel, class Op>
-    pending_call<T>* start(const T* local, std::size_t values, Op& op, int root)
+    pending_call<T>* start(const T* local, std::size_t values, Op& op, std::optional<int> root)
     {
         // Busy for the whole start (the in-flight check follows, with its own message); for
         // serialised T the eager all_reduce / reduce below marks the reducer busy itself.
@@ -109,10 +91,7 @@ public:
         if constexpr (std::is_trivially_copyable_v<T>) {
             busy.emplace(busy_, false);
             ++calls_; // (the eager path counts in all_reduce / reduce)
-            check_call<Op>(values, root);
-        }
-        if (root >= 0) {
-            check_root(root, comm_.size());
+            check_call<Op>(values, root.value_or(-1));
         }
         if (in_flight_) {
             throw std::logic_error("treefold: this reducer already has a nonblocking call in flight");
@@ -120,13 +99,16 @@ public:
         eager_.reset();
         eager_error_ = nullptr;
         if constexpr (std::is_trivially_copyable_v<T>) {
+            // As reduce: the reduction to every rank (a failure reaches every rank), the result
+            // dropped off the root in finish().
             auto& plan = nonblocking_plan();
-            std::optional<failure> failed = prepare(values);
-            plan.template start<Kernel>(local, op, failed, last_, own_error_, root, true);
+            std::optional<failure> failed = prepare(values, root);
+            root_ = root;
+            plan.template start<Kernel>(local, op, failed, last_, own_error_, true);
         } else {
             try {
-                eager_ = root < 0 ? std::optional<T>(all_reduce<Kernel>(local, values, op))
-                                  : reduce<Kernel>(local, values, op, root);
+                eager_ = root ? reduce<Kernel>(local, values, op, *root)
+                              : std::optional<T>(all_reduce<Kernel>(local, values, op));
             } catch (...) {
                 eager_error_ = std::current_exception();
             }
@@ -171,8 +153,28 @@ private:
         return boost::mpi::all_reduce(comm, on, std::logical_or<bool>());
     }
 
+    /// One blocking call (a reduce when `root` is given): the plan's run and the result or the
+    /// failure shared with every rank. Throws on every rank if the call failed anywhere
+    /// (this rank's own exception where it has one).
+    template <class Kernel, class Op>
+    std::optional<T> run_everywhere(const T* local, std::size_t values, Op& op, std::optional<int> root)
+    {
+        const in_use busy(busy_, in_flight_);
+        const net::call_scope call(++calls_); // first: every rank counts the call, even one that throws here
+        check_call<Op>(values, root.value_or(-1));
+        std::optional<failure> failed = prepare(values, root);
+        exchange::outcome<T> out = plan_.template run<Kernel>(local, op, failed, last_, own_error_);
+        exchange::share_result(plan_, comm_, out, last_);
+        if (net::codec_error() && !own_error_) {
+            own_error_ = net::codec_error(); // this rank's encoding or decoding threw; the peers know
+        }
+        throw_if_failed(out.failed, own_error_);
+        return std::move(out.value);
+    }
+
     /// Starts a call's counters; with checks on, verifies collectively that every rank makes
-    /// this call (root < 0: all_reduce) with the same operator type and its right size.
+    /// this call (root < 0: all_reduce) with the same element and operator types and its
+    /// right size.
     template <class Op>
     void check_call(std::size_t values, int root)
     {
@@ -180,24 +182,26 @@ private:
         if (check_) {
             net::check_same_call(comm_,
                                  {root, static_cast<std::int64_t>(values),
-                                  static_cast<std::int64_t>(local_count() * width_), type_hash<Op>()},
+                                  static_cast<std::int64_t>(local_count() * width_), type_hash<Op>(),
+                                  type_hash<T>() ^ (sizeof(T) * width_)},
                                  last_);
         }
     }
 
-    /// FNV-1a of the operator's type name: the same for the same type in every process of a build.
-    template <class Op>
+    /// FNV-1a of a type's name: the same for the same type in every process of a build.
+    template <class U>
     static std::uint64_t type_hash()
     {
         std::uint64_t h = 1469598103934665603ULL;
-        for (const char* c = typeid(Op).name(); *c != '\0'; ++c) {
+        for (const char* c = typeid(U).name(); *c != '\0'; ++c) {
             h = (h ^ static_cast<unsigned char>(*c)) * 1099511628211ULL;
         }
         return h;
     }
 
-    /// Resets the call's state; a wrong local size becomes this rank's failure.
-    std::optional<failure> prepare(std::size_t values)
+    /// Resets the call's state; a wrong local size, or a reduce root that is not a rank,
+    /// becomes this rank's failure (which every rank then throws).
+    std::optional<failure> prepare(std::size_t values, std::optional<int> root = std::nullopt)
     {
         own_error_ = nullptr;
         if (layout_.size() == 0) {
@@ -206,23 +210,11 @@ private:
         if (values != local_count() * width_) {
             return failure::local_size(comm_.rank(), values, local_count() * width_);
         }
+        if (root && (*root < 0 || *root >= comm_.size())) {
+            return failure::bad_root(comm_.rank(), *root, comm_.size());
+        }
         return std::nullopt;
     }
-
-    /// The plan's run (root < 0), or its run_to_root where it has one.
-    template <class Kernel, class Op>
-    exchange::outcome<T> run(const T* local, std::size_t values, Op& op, int root = -1)
-    {
-        std::optional<failure> failed = prepare(values);
-        if constexpr (requires { plan_.template run_to_root<Kernel>(local, op, failed, last_, own_error_, root); }) {
-            if (root >= 0) {
-                return plan_.template run_to_root<Kernel>(local, op, failed, last_, own_error_, root);
-            }
-        }
-        return plan_.template run<Kernel>(local, op, failed, last_, own_error_);
-    }
-
-    bool result_everywhere() const { return exchange::result_everywhere(plan_); }
 
     /// The native plan nonblocking calls run on: the reducer's own when it is one, else one
     /// made on the first nonblocking call (collective, like the call).
@@ -253,6 +245,9 @@ private:
         if constexpr (std::is_trivially_copyable_v<T>) {
             exchange::outcome<T> out = nonblocking_plan().finish();
             throw_if_failed(out.failed, own_error_);
+            if (root_ && comm_.rank() != *root_) {
+                out.value.reset();
+            }
             return std::move(out.value);
         } else {
             if (eager_error_) {
@@ -303,6 +298,7 @@ private:
     // Nonblocking calls.
     std::unique_ptr<exchange::native::plan<T>> nonblocking_plan_; // a tree plan, never made, for serialised T
     bool in_flight_ = false;
+    std::optional<int> root_; // the nonblocking call's root (none: all_reduce)
     busy_flag busy_; // a blocking call or a start is running (in_use)
     std::optional<T> eager_; // serialised T: the result of a call that completed at once
     std::exception_ptr eager_error_;

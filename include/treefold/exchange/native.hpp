@@ -1,7 +1,7 @@
 #pragma once
-/// The native exchange: the MPI library's own MPI_Allreduce / MPI_Reduce (and their
-/// nonblocking forms) combine the ranks' frontiers, as fixed-size records (frontier_record.hpp)
-/// under a non-commutative user-defined operation that runs treefold's exact merge.
+/// The native exchange: the MPI library's own MPI_Allreduce (and MPI_Iallreduce) combine
+/// the ranks' frontiers, as fixed-size records (frontier_record.hpp) under a
+/// non-commutative user-defined operation that runs treefold's exact merge.
 ///
 /// MPI combines the operands of a non-commutative operation in rank order (with any
 /// bracketing); the plan runs on a communicator whose ranks are the blocks' positions in
@@ -52,10 +52,6 @@ public:
     {
         const auto order = layout.index_order();
         finisher_ = order[0];
-        position_.resize(order.size());
-        for (std::size_t i = 0; i < order.size(); ++i) {
-            position_[static_cast<std::size_t>(order[i])] = static_cast<int>(i);
-        }
         local_values_.reserve(local_nodes_.size());
     }
 
@@ -69,7 +65,7 @@ public:
     outcome<T> run(const T* local, Op& op, std::optional<failure> failed, net::counters& count,
                    std::exception_ptr& own_error)
     {
-        start<Kernel>(local, op, failed, count, own_error, -1, false);
+        start<Kernel>(local, op, failed, count, own_error, false);
         outcome<T> out = finish();
         if constexpr (may_throw<Op, T>) {
             // Each rank's MPI library may make its own last merge: a throw there reaches no one else.
@@ -81,22 +77,12 @@ public:
         return out;
     }
 
-    /// The result (or failure) on `root` only, through MPI_Reduce; elsewhere the outcome holds
-    /// only this rank's own failure.
-    template <class Kernel, class Op>
-    outcome<T> run_to_root(const T* local, Op& op, std::optional<failure> failed, net::counters& count,
-                           std::exception_ptr& own_error, int root)
-    {
-        start<Kernel>(local, op, failed, count, own_error, root, false);
-        return finish();
-    }
-
-    /// Computes this rank's record and starts the reduction to every rank (root < 0) or to
-    /// `root`; blocking unless `nonblocking` (then complete it with test() or finish()). One
-    /// call at a time per plan.
+    /// Computes this rank's record and starts the reduction to every rank (a reduce keeps
+    /// the root's value); blocking unless `nonblocking` (then complete it with test() or
+    /// finish()). One call at a time per plan.
     template <class Kernel, class Op>
     void start(const T* local, Op& op, std::optional<failure> failed, net::counters& count,
-               std::exception_ptr& own_error, int root, bool nonblocking)
+               std::exception_ptr& own_error, bool nonblocking)
     {
         if (active_) {
             throw std::logic_error("treefold: a nonblocking call on this reducer is still outstanding");
@@ -104,7 +90,6 @@ public:
         bind<Op>();
         state_->op = &op;
         state_->own_error = &own_error;
-        root_ = root;
         local_values_.clear();
         for (std::size_t i = 0; i < local_nodes_.size() && !failed; ++i) {
             const index_tree::node v = local_nodes_[i];
@@ -112,7 +97,6 @@ public:
                 local_values_.push_back(treefold::detail::local_node<Kernel>(local, v.x - block_.start, index_tree::cover_size(v, n_), op));
             });
         }
-        local_failure_ = failed;
         if (failed) {
             state_->record.write_failure(send_.data(), *failed);
         } else {
@@ -120,10 +104,9 @@ public:
         }
         ++count.collectives;
         count.collective_bytes += send_.size();
-        const int at = root < 0 ? -1 : position_[static_cast<std::size_t>(root)];
         {
             const calling guard(state_.get());
-            net::reduce_one(send_.data(), recv_.data(), type_->get(), op_->get(), at, comm_,
+            net::reduce_one(send_.data(), recv_.data(), type_->get(), op_->get(), -1, comm_,
                             nonblocking ? &request_ : nullptr);
         }
         active_ = nonblocking;
@@ -153,10 +136,6 @@ public:
                                    "other than the exchange's own; this call's result is unusable");
         }
         outcome<T> out;
-        if (root_ >= 0 && rank_ != root_) {
-            out.failed = local_failure_; // an operator exception here is the caller's own_error
-            return out;
-        }
         T value{};
         out.failed = state_->record.read_result(recv_.data(), value);
         if (!out.failed) {
@@ -237,7 +216,6 @@ private:
     index_tree::index_t n_;
     layout::block block_;
     std::vector<index_tree::node> local_nodes_;
-    std::vector<int> position_; // by rank: position in index order (the rank in comm_)
     int finisher_ = 0;
     std::unique_ptr<state> state_; // its address is the datatype's attribute
     std::unique_ptr<net::bound_datatype> type_;
@@ -246,8 +224,6 @@ private:
     std::vector<char> send_;
     std::vector<char> recv_;
     std::vector<T> local_values_; // capacity kept
-    std::optional<failure> local_failure_;
-    int root_ = -1;
     MPI_Request request_ = MPI_REQUEST_NULL;
     bool active_ = false;
 };

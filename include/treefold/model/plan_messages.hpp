@@ -60,9 +60,9 @@ std::uint64_t broadcast_messages(int p);
 
 /// Message counts of one exchange for one layout (totals over ranks, per call).
 struct call_messages {
-    std::uint64_t reduce = 0;     ///< the exchange: reduce() to the exchange's finisher
+    std::uint64_t reduce = 0;     ///< the exchange alone: its messages to the finisher
     std::uint64_t unbuffered = 0; ///< the same without a send buffer (one message per root, one per empty block's report)
-    std::uint64_t all_reduce = 0; ///< exchange plus broadcast
+    std::uint64_t all_reduce = 0; ///< exchange plus broadcast: what all_reduce() and reduce() send
 };
 
 /// Counts for the direct exchange (`unbuffered` is layout::direct_messages plus the empty

@@ -5,8 +5,9 @@
 ///
 /// Each message carries one node value; its key is (call number << 8 | level), so pieces are
 /// found by key whatever order they arrive in, and pieces of a later call that arrive early
-/// (possible after reduce(), which does not broadcast) wait in a pending list. The same
-/// routes as the direct exchange (routes.hpp) fix which pieces a rank expects from whom.
+/// (a rank may start its next call while another still finishes this one) wait in a pending
+/// list. The same routes as the direct exchange (routes.hpp) fix which pieces a rank expects
+/// from whom.
 /// Construction and destruction are collective (the queue's MPI window).
 
 #include "treefold/config.hpp"

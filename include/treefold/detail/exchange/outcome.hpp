@@ -2,6 +2,7 @@
 /// What an exchange plan's run() leaves on a rank, and the contract every plan meets.
 
 #include "treefold/config.hpp"
+#include "treefold/concepts.hpp"
 #include "treefold/error.hpp"
 #include "treefold/frontier.hpp"
 #include "treefold/kernel/ops.hpp"
@@ -82,13 +83,16 @@ void share_result(const Plan& plan, const boost::mpi::communicator& comm, outcom
     net::broadcast(result, comm.size(), comm.rank(), plan.finisher(), out.failed);
 }
 
-/// Whether `op` can throw: not when it is noexcept, nor a built-in operator on an arithmetic
-/// type. Exchanges where each rank makes its own last combine (allreduce schedules, MPI's
-/// allreduce) agree on failure after the call only when it can (net/agreement.hpp).
+/// Whether a call can throw in a rank's last step: `op` can, unless it is noexcept or a
+/// built-in operator on an arithmetic type; so can decoding a value of a T that travels by
+/// Boost.Serialization (its load()). Exchanges where each rank makes its own last combine
+/// (allreduce schedules, MPI's allreduce) agree on failure after the call only when it can
+/// (net/agreement.hpp).
 template <class Op, class T>
 inline constexpr bool may_throw =
-    !std::is_nothrow_invocable_v<Op&, const T&, const T&> &&
-    !(ops::builtin_kind_of<Op, T> != ops::builtin_kind::none && std::is_arithmetic_v<T>);
+    (!std::is_nothrow_invocable_v<Op&, const T&, const T&> &&
+     !(ops::builtin_kind_of<Op, T> != ops::builtin_kind::none && std::is_arithmetic_v<T>)) ||
+    (!std::is_trivially_copyable_v<T> && !has_own_codec<T>::value);
 
 /// The outcome of a call that ended with `failed`: where it did not fail and `holds_root`,
 /// the root, popped from this rank's frontier.

@@ -46,39 +46,49 @@ struct call_signature {
     std::int64_t values = 0;     ///< the size of this rank's span
     std::int64_t expected = 0;   ///< the size of this rank's block
     std::uint64_t op_identity = 0; ///< a hash of the operator's type name
+    std::uint64_t element_identity = 0; ///< a hash of the element type's name and size
 };
 
-/// Collective (one MPI_Allgather of 32 bytes per rank): throws the same std::invalid_argument
-/// on every rank if the ranks' roots or operator identities differ or any rank's size is
-/// wrong. Every rank decides from the same gathered data, so all throw or none does.
+/// Collective (one MPI_Allgather of 40 bytes per rank): throws the same exception on every
+/// rank if the ranks' roots, element types or operator types differ (call_mismatch) or any
+/// rank's size is wrong (local_size_error). Every rank decides from the same gathered data,
+/// so all throw or none does.
 inline void check_same_call(const boost::mpi::communicator& comm, const call_signature& mine, counters& count)
 {
-    const std::int64_t row[4] = {mine.root, mine.values, mine.expected, static_cast<std::int64_t>(mine.op_identity)};
-    std::vector<std::int64_t> rows(4 * static_cast<std::size_t>(comm.size()));
-    boost::mpi::all_gather(comm, row, 4, rows.data());
+    constexpr int fields = 5;
+    const std::int64_t row[fields] = {mine.root, mine.values, mine.expected, static_cast<std::int64_t>(mine.op_identity),
+                                      static_cast<std::int64_t>(mine.element_identity)};
+    std::vector<std::int64_t> rows(fields * static_cast<std::size_t>(comm.size()));
+    boost::mpi::all_gather(comm, row, fields, rows.data());
     ++count.collectives;
     count.collective_bytes += sizeof row;
     std::vector<call_signature> all(static_cast<std::size_t>(comm.size()));
     for (std::size_t r = 0; r < all.size(); ++r) {
-        all[r] = {rows[4 * r], rows[4 * r + 1], rows[4 * r + 2], static_cast<std::uint64_t>(rows[4 * r + 3])};
+        const std::int64_t* x = rows.data() + fields * r;
+        all[r] = {x[0], x[1], x[2], static_cast<std::uint64_t>(x[3]), static_cast<std::uint64_t>(x[4])};
     }
+    using kind = call_mismatch::kind;
     for (std::size_t r = 0; r < all.size(); ++r) {
         const call_signature& s = all[r];
         if (s.root != all[0].root) {
             auto name = [](std::int64_t root) { return root < 0 ? std::string("all_reduce") : "reduce to " + std::to_string(root); };
-            throw std::invalid_argument("treefold (TREEFOLD_CHECK): rank 0 called " + name(all[0].root) + " but rank " +
-                                        std::to_string(r) + " called " + name(s.root));
+            throw call_mismatch(kind::root, "treefold (TREEFOLD_CHECK): rank 0 called " + name(all[0].root) +
+                                                " but rank " + std::to_string(r) + " called " + name(s.root));
+        }
+        if (s.element_identity != all[0].element_identity) {
+            throw call_mismatch(kind::element, "treefold (TREEFOLD_CHECK): rank " + std::to_string(r) +
+                                                   " reduces values of another element type (or size) than rank 0");
         }
         if (s.op_identity != all[0].op_identity) {
-            throw std::invalid_argument("treefold (TREEFOLD_CHECK): rank " + std::to_string(r) +
-                                        " passed an operator of another type than rank 0");
+            throw call_mismatch(kind::op, "treefold (TREEFOLD_CHECK): rank " + std::to_string(r) +
+                                              " passed an operator of another type than rank 0");
         }
     }
     for (std::size_t r = 0; r < all.size(); ++r) {
         if (all[r].values != all[r].expected) {
-            throw std::invalid_argument(failure::local_size(static_cast<int>(r), static_cast<std::uint64_t>(all[r].values),
-                                                            static_cast<std::uint64_t>(all[r].expected))
-                                            .message());
+            throw local_size_error(failure::local_size(static_cast<int>(r), static_cast<std::uint64_t>(all[r].values),
+                                                       static_cast<std::uint64_t>(all[r].expected))
+                                       .message());
         }
     }
 }

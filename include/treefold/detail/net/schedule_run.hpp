@@ -183,7 +183,12 @@ private:
         out_.clear();
         if (!failed && !st.to.empty()) {
             const auto vs = c.values(mine);
-            codec<value_type>::append(comm_, vs.data(), vs.size(), out_);
+            try {
+                codec<value_type>::append(comm_, vs.data(), vs.size(), out_);
+            } catch (...) {
+                failed = codec_failure(comm_);
+                own_error = codec_error();
+            }
         }
         sends_.clear();
         for (const int q : st.to) {

@@ -4,7 +4,8 @@
 /// - Values of a trivially copyable T travel as raw bytes; a T with its own codec
 ///   (has_own_codec, e.g. treefold::row) through it; any other T through Boost.Serialization
 ///   (a packed archive holding a count and the values). `codec<T>` is the only place that
-///   turns values into bytes and back.
+///   turns values into bytes and back; an encoding or decoding that throws is that rank's
+///   failure (codec_error), framed like any other.
 /// - A failure travels as an empty message tagged tag::failure followed by the failure record
 ///   tagged tag::failure_record. The empty message fits any receive a peer has posted (typed
 ///   or raw, pre-posted or probed), so every receiver learns of the failure from the tag and
@@ -33,6 +34,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <exception>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -64,18 +66,43 @@ inline std::uint32_t& current_call() noexcept
     return call;
 }
 
-/// Makes `call` the thread's current call for its lifetime (restoring the previous one, so
-/// a reducer called from inside another's operator is fine).
+/// What encoding or decoding a value threw on this thread in the current call (the peers got
+/// a failure in its place; the reducer rethrows it on this rank), or nullptr.
+inline std::exception_ptr& codec_error() noexcept
+{
+    thread_local std::exception_ptr error;
+    return error;
+}
+
+/// Makes `call` the thread's current call, with no codec error yet, for its lifetime
+/// (restoring the previous one, so a reducer called from inside another's operator is fine).
 class call_scope {
 public:
-    explicit call_scope(std::uint32_t call) noexcept : saved_(current_call()) { current_call() = call; }
-    ~call_scope() { current_call() = saved_; }
+    explicit call_scope(std::uint32_t call) noexcept : saved_(current_call()), saved_error_(std::move(codec_error()))
+    {
+        current_call() = call;
+        codec_error() = nullptr;
+    }
+    ~call_scope()
+    {
+        current_call() = saved_;
+        codec_error() = std::move(saved_error_);
+    }
     call_scope(const call_scope&) = delete;
     call_scope& operator=(const call_scope&) = delete;
 
 private:
     std::uint32_t saved_;
+    std::exception_ptr saved_error_;
 };
+
+/// The failure of a value's encoding or decoding that threw on this rank (call inside the
+/// catch): kept as the call's codec_error() and returned for the peers.
+inline failure codec_failure(const boost::mpi::communicator& comm)
+{
+    codec_error() = std::current_exception();
+    return failure::codec_threw(comm.rank(), codec_error());
+}
 
 /// The tag of a message of `kind` in the current call.
 inline int tag_of(int kind) { return tag::of_call(kind, current_call()); }
@@ -214,24 +241,6 @@ private:
     std::vector<char>* bytes_;
 };
 
-/// Sends values[0, n) to `dest` as one message (raw values straight from their storage).
-template <class T>
-void send_values(const boost::mpi::communicator& comm, int dest, const T* values, std::size_t n, counters& count)
-{
-    const char* bytes = reinterpret_cast<const char*>(values);
-    std::size_t size = n * sizeof(T);
-    std::optional<staging_buffer> encoded;
-    if constexpr (!codec<T>::raw) {
-        codec<T>::append(comm, values, n, encoded.emplace().bytes());
-        bytes = encoded->bytes().data();
-        size = encoded->bytes().size();
-    }
-    static constexpr char none = 0;
-    comm.send(dest, tag_of(tag::values), size > 0 ? bytes : &none, static_cast<int>(size)); // never a null buffer
-    ++count.messages;
-    count.bytes += size;
-}
-
 /// Sends a failure to `dest` where values were expected (counted as one message).
 inline void send_failure(const boost::mpi::communicator& comm, int dest, const failure& f, counters& count)
 {
@@ -241,6 +250,30 @@ inline void send_failure(const boost::mpi::communicator& comm, int dest, const f
     comm.send(dest, tag_of(tag::failure_record), record.data(), static_cast<int>(record.size()));
     ++count.messages;
     count.bytes += record.size();
+}
+
+/// Sends values[0, n) to `dest` as one message (raw values straight from their storage). An
+/// encoding that throws sends the failure instead (codec_failure).
+template <class T>
+void send_values(const boost::mpi::communicator& comm, int dest, const T* values, std::size_t n, counters& count)
+{
+    const char* bytes = reinterpret_cast<const char*>(values);
+    std::size_t size = n * sizeof(T);
+    std::optional<staging_buffer> encoded;
+    if constexpr (!codec<T>::raw) {
+        try {
+            codec<T>::append(comm, values, n, encoded.emplace().bytes());
+        } catch (...) {
+            send_failure(comm, dest, codec_failure(comm), count);
+            return;
+        }
+        bytes = encoded->bytes().data();
+        size = encoded->bytes().size();
+    }
+    static constexpr char none = 0;
+    comm.send(dest, tag_of(tag::values), size > 0 ? bytes : &none, static_cast<int>(size)); // never a null buffer
+    ++count.messages;
+    count.bytes += size;
 }
 
 /// Sends values[0, n) to `dest`, or the failure when there is one.
@@ -366,7 +399,15 @@ std::size_t recv_values(const boost::mpi::communicator& comm, int source, T* out
         staging_buffer staged;
         std::vector<char>& encoded = staged.bytes();
         failed = recv_message(comm, source, encoded);
-        return failed ? 0 : codec<T>::read(comm, encoded.data(), encoded.size(), out, max);
+        if (failed) {
+            return 0;
+        }
+        try {
+            return codec<T>::read(comm, encoded.data(), encoded.size(), out, max);
+        } catch (...) {
+            failed = codec_failure(comm);
+            return 0;
+        }
     }
 }
 
