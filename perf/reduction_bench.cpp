@@ -3,7 +3,7 @@
 // array, for any distribution policy.
 //
 //   mpirun -n P reduction_bench [FILE | --n N --kind loglik|mixed|cancel]
-//          [--distribution D[,D...]] [--modes treefold,one_call,c_one_call,c_context,baseline,fast,allreduce1,rows]
+//          [--distribution D[,D...]] [--modes treefold,reduce,one_call,c_one_call,c_context,baseline,fast,allreduce1,rows]
 //          [--width K]
 //          [--exchanges direct,binomial,fibonacci,binary,one_sided,schedule_best,native,automatic
 //                       (or schedule_rd, schedule_heuristic)]
@@ -79,12 +79,16 @@ bool selected(const std::vector<std::string>& list, const std::string& name)
 /// A reproducible-sum method over exchange E (the reducer lives as long as the method).
 template <class E>
 method treefold_method(const std::string& exchange_name, const mpi::communicator& world, const layout::block_layout& l,
-                       const std::vector<double>& local)
+                       const std::vector<double>& local, bool to_root = false)
 {
     auto r = std::make_shared<reducer<double, std::plus<double>, kernel::best, E>>(world, l);
     std::string name = exchange_name;
     if constexpr (std::is_same_v<E, exchange::automatic>) {
         name += ":" + std::string(r->exchange_used());
+    }
+    if (to_root) { // reduce to rank 0 (the result reported is rank 0's)
+        return {"", "reduce", name, [r, &local] { return r->reduce(local, 0).value_or(0.0); },
+                [r] { return r->last_counters(); }};
     }
     return {"", "treefold", name, [r, &local] { return r->all_reduce(local); },
             [r] { return r->last_counters(); }};
@@ -155,7 +159,7 @@ int main(int argc, char** argv)
             throw std::invalid_argument("need reps >= 1 and 0 <= 2 * discard < reps");
         }
         for (const auto& m : perf::split_list(modes_arg)) {
-            if (m != "treefold" && m != "one_call" && m != "c_one_call" && m != "c_context" && m != "baseline" &&
+            if (m != "treefold" && m != "reduce" && m != "one_call" && m != "c_one_call" && m != "c_context" && m != "baseline" &&
                 m != "fast" && m != "allreduce1" && m != "rows") {
                 throw std::invalid_argument("unknown mode '" + m + "'");
             }
@@ -239,6 +243,13 @@ int main(int argc, char** argv)
             for (const auto& e : exchanges) {
                 methods.push_back(exchange::visit_by_name<treefold::all_exchanges>(e, [&](auto type) {
                     return treefold_method<typename decltype(type)::type>(e, world, l, local);
+                }));
+            }
+        }
+        if (selected(modes, "reduce")) {
+            for (const auto& e : exchanges) {
+                methods.push_back(exchange::visit_by_name<treefold::all_exchanges>(e, [&](auto type) {
+                    return treefold_method<typename decltype(type)::type>(e, world, l, local, true);
                 }));
             }
         }

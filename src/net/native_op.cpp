@@ -76,17 +76,12 @@ user_op::~user_op()
     }
 }
 
-void reduce_one(const void* send, void* recv, MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm,
-                MPI_Request* request)
+void reduce_one(const void* send, void* recv, MPI_Datatype type, MPI_Op op, MPI_Comm comm, MPI_Request* request)
 {
     if (request != nullptr) {
-        check_mpi(root < 0 ? "MPI_Iallreduce" : "MPI_Ireduce",
-                  root < 0 ? MPI_Iallreduce(send, recv, 1, type, op, comm, request)
-                           : MPI_Ireduce(send, recv, 1, type, op, root, comm, request));
+        check_mpi("MPI_Iallreduce", MPI_Iallreduce(send, recv, 1, type, op, comm, request));
     } else {
-        check_mpi(root < 0 ? "MPI_Allreduce" : "MPI_Reduce",
-                  root < 0 ? MPI_Allreduce(send, recv, 1, type, op, comm)
-                           : MPI_Reduce(send, recv, 1, type, op, root, comm));
+        check_mpi("MPI_Allreduce", MPI_Allreduce(send, recv, 1, type, op, comm));
     }
 }
 

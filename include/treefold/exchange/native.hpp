@@ -106,7 +106,7 @@ public:
         count.collective_bytes += send_.size();
         {
             const calling guard(state_.get());
-            net::reduce_one(send_.data(), recv_.data(), type_->get(), op_->get(), -1, comm_,
+            net::reduce_one(send_.data(), recv_.data(), type_->get(), op_->get(), comm_,
                             nonblocking ? &request_ : nullptr);
         }
         active_ = nonblocking;

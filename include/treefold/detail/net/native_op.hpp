@@ -47,10 +47,10 @@ private:
     MPI_Op op_ = MPI_OP_NULL;
 };
 
-/// One element of `type` from every rank of `comm` combined under `op`: MPI_Allreduce
-/// (root < 0) or MPI_Reduce to `root`, or their nonblocking forms when `request` is given
-/// (complete it with test_request or wait_request). Throws boost::mpi::exception.
-void reduce_one(const void* send, void* recv, MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm,
+/// One element of `type` from every rank of `comm` combined under `op` on every rank:
+/// MPI_Allreduce, or MPI_Iallreduce when `request` is given (complete it with test_request
+/// or wait_request). Throws boost::mpi::exception.
+void reduce_one(const void* send, void* recv, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
                 MPI_Request* request = nullptr);
 /// True when `request` has completed (it is then MPI_REQUEST_NULL).
 bool test_request(MPI_Request& request);

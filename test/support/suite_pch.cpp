@@ -1,0 +1,1 @@
+// Builds the suites' precompiled header (suite_pch.hpp); no code of its own.
