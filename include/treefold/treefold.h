@@ -3,7 +3,8 @@
 /**
  * The reproducible reduction from C (C99): the same bits as treefold::reducer
  * (treefold/reducer.hpp) for the same data, for every process count and block layout,
- * because every call here runs that reducer with its default kernel and exchange.
+ * because every call here runs that reducer with its default kernel and exchange (or the
+ * exchange a context's options name: treefold_context_create_info).
  *
  * N values lie in blocks on the ranks of a communicator; each call reduces all N of them to
  * ONE value along the tree fixed by the global index (see README.md) and returns it on every
@@ -72,6 +73,44 @@ int treefold_context_create(MPI_Comm comm, int64_t local_count, MPI_Datatype dat
  */
 int treefold_context_create_block(MPI_Comm comm, int64_t global_start, int64_t local_count,
                                   MPI_Datatype datatype, MPI_Op op, treefold_context* ctx);
+
+/** global_start for treefold_context_create_info: the blocks lie in rank order. */
+#define TREEFOLD_RANK_ORDER (-1)
+
+/**
+ * As treefold_context_create_block (or, with global_start TREEFOLD_RANK_ORDER, as
+ * treefold_context_create), with options in an MPI_Info (MPI_INFO_NULL: none):
+ *  - "exchange": how the ranks' partial results meet. "automatic" (the default: the fastest
+ *    here, measured once per shape) or one of the exchanges automatic chooses from:
+ *    "native", "binomial", "direct", "dual4", "schedule_rd". Every exchange gives the same
+ *    bits; it must be the same on every rank (else MPI_ERR_ARG on every rank). It overrides
+ *    TREEFOLD_EXCHANGE in the environment.
+ *  - "threads": a positive integer, the threads this rank's local values are reduced on (the
+ *    same bits for every count; ranks may differ). For a user-created MPI_Op, more than one
+ *    thread needs MPI_THREAD_MULTIPLE (MPI_Reduce_local runs on several threads).
+ * Any other key is MPI_ERR_INFO_KEY and a value that is not one of these MPI_ERR_INFO_VALUE,
+ * on every rank. The kernel is always treefold's default (the best SIMD kernel of this CPU;
+ * every kernel gives the same bits). Collective.
+ */
+int treefold_context_create_info(MPI_Comm comm, int64_t global_start, int64_t local_count, MPI_Datatype datatype,
+                                 MPI_Op op, MPI_Info info, treefold_context* ctx);
+
+/**
+ * The name of the exchange the context runs ("binomial", ...: for "automatic", the one it
+ * chose when it was created); NULL for a NULL context. Valid while the context lives.
+ */
+const char* treefold_context_exchange(treefold_context ctx);
+
+/** The threads this rank's local values are reduced on (1 by default; -1 for a NULL context). */
+int treefold_context_threads(treefold_context ctx);
+
+/**
+ * What this rank sent during the context's last call (all 0 before the first call): the
+ * point-to-point messages and their bytes, and the collective operations (MPI_Bcast,
+ * MPI_Iallreduce, ...) and their bytes. Any pointer may be NULL. Local.
+ */
+int treefold_context_last_counters(treefold_context ctx, int64_t* messages, int64_t* bytes, int64_t* collectives,
+                                   int64_t* collective_bytes);
 
 /**
  * The reduction of all N values into *result (one element) on every rank, the same bits

@@ -73,6 +73,13 @@ public:
     virtual void reduce(const void* local, bool ok, void* result, int root) = 0;
     /// The context's own buffer of local_count elements (allocated on first use).
     virtual void* buffer() = 0;
+    /// The reducer's threads option (reducer::set_threads) and its current value.
+    virtual void set_threads(std::size_t threads) = 0;
+    virtual std::size_t threads() const = 0;
+    /// What this rank sent during the last call.
+    virtual net::counters last_counters() const = 0;
+    /// The exchange the reducer runs (automatic's choice, made when it was planned).
+    std::string exchange;
     /// This rank's count, N, and the bytes of one element.
     std::uint64_t local_count = 0;
     std::uint64_t global_count = 0;
@@ -111,6 +118,7 @@ public:
         element_bytes = sizeof(T);
         rank = reducer_.communicator().rank();
         size = reducer_.communicator().size();
+        exchange = std::string(reducer_.exchange_used());
     }
 
     void all_reduce(const void* local, bool ok, void* result) override
@@ -128,6 +136,10 @@ public:
             std::memcpy(result, &*value, sizeof(T));
         }
     }
+
+    void set_threads(std::size_t threads) override { reducer_.set_threads(threads); }
+    std::size_t threads() const override { return reducer_.threads(); }
+    net::counters last_counters() const override { return reducer_.last_counters(); }
 
     void* buffer() override
     {

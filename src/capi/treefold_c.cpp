@@ -7,9 +7,11 @@
 
 #include "context.hpp"
 #include "errors.hpp"
+#include "options.hpp"
 
 #include "treefold/layouts.hpp"
 #include "treefold/error.hpp"
+#include "treefold/detail/exchange/automatic_choice.hpp"
 #include "treefold/detail/net/comm.hpp"
 
 #include <boost/mpi/collectives/all_gather.hpp>
@@ -23,6 +25,7 @@
 #include <new>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 struct treefold_context_s {
@@ -274,7 +277,7 @@ std::unique_ptr<context> make_any_context(const boost::mpi::communicator& comm, 
 namespace {
 
 int create(MPI_Comm comm, const std::int64_t* start, std::int64_t count, MPI_Datatype type, MPI_Op op,
-           treefold_context* out)
+           treefold_context* out, MPI_Info info = MPI_INFO_NULL)
 {
     if (out != nullptr) {
         *out = nullptr;
@@ -293,12 +296,19 @@ int create(MPI_Comm comm, const std::int64_t* start, std::int64_t count, MPI_Dat
             mine.error_class = MPI_ERR_ARG;
             mine.message = "treefold: the context pointer is NULL";
         }
+        const context_options options = read_options(info, mine);
         const agreed_arguments args = agree(net::private_communicator(c), mine);
         const auto n = static_cast<std::uint64_t>(count);
         layout::block_layout layout = start != nullptr ? layout_from_block(c, static_cast<std::uint64_t>(*start), n)
                                                        : layout_from_local_size(c, n);
         auto ctx = std::make_unique<treefold_context_s>();
-        ctx->impl = make_any_context(c, std::move(layout), args, op, type);
+        {
+            const exchange::detail::forced_choice_scope exchange_option(options.exchange);
+            ctx->impl = make_any_context(c, std::move(layout), args, op, type);
+        }
+        if (options.threads > 1) {
+            ctx->impl->set_threads(options.threads);
+        }
         *out = ctx.release();
         return succeed();
     } catch (...) {
@@ -395,6 +405,40 @@ int treefold_context_create_block(MPI_Comm comm, int64_t global_start, int64_t l
                                   MPI_Op op, treefold_context* ctx)
 {
     return create(comm, &global_start, local_count, datatype, op, ctx);
+}
+
+int treefold_context_create_info(MPI_Comm comm, int64_t global_start, int64_t local_count, MPI_Datatype datatype,
+                                 MPI_Op op, MPI_Info info, treefold_context* ctx)
+{
+    return create(comm, global_start == TREEFOLD_RANK_ORDER ? nullptr : &global_start, local_count, datatype, op, ctx,
+                  info);
+}
+
+const char* treefold_context_exchange(treefold_context ctx)
+{
+    return ctx == nullptr ? nullptr : ctx->impl->exchange.c_str();
+}
+
+int treefold_context_threads(treefold_context ctx)
+{
+    return ctx == nullptr ? -1 : static_cast<int>(ctx->impl->threads());
+}
+
+int treefold_context_last_counters(treefold_context ctx, int64_t* messages, int64_t* bytes, int64_t* collectives,
+                                   int64_t* collective_bytes)
+{
+    if (ctx == nullptr) {
+        return fail(MPI_ERR_ARG, "treefold: NULL context");
+    }
+    const treefold::net::counters count = ctx->impl->last_counters();
+    for (auto [to, value] : {std::pair{messages, count.messages}, std::pair{bytes, count.bytes},
+                             std::pair{collectives, count.collectives},
+                             std::pair{collective_bytes, count.collective_bytes}}) {
+        if (to != nullptr) {
+            *to = static_cast<int64_t>(value);
+        }
+    }
+    return succeed();
 }
 
 int treefold_allreduce_ctx(treefold_context ctx, const void* local, void* result)

@@ -1,5 +1,6 @@
 /* The C API from C99 (built with -std=c99 -pedantic): a rank-order context, the context's
- * own buffer, a rooted reduce, the one-call form and an error class, checked against exactly known sums. */
+ * own buffer, a rooted reduce, the one-call form, context options (MPI_Info) with their
+ * getters, and error classes, checked against exactly known sums. */
 #include <treefold/treefold.h>
 
 #include <stdio.h>
@@ -61,6 +62,62 @@ int main(int argc, char** argv)
         check(treefold_allreduce(halves, &again, (int)mine, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD) == MPI_SUCCESS,
               "treefold_allreduce", rank);
         check(again == sum, "treefold_allreduce sum", rank);
+    }
+
+    /* Options in an MPI_Info: every exchange by name gives the same sum; the exchange run
+     * (automatic's choice), the threads and the last call's counters are read back. */
+    {
+        static const char* const exchanges[] = {"native", "binomial", "direct", "dual4", "schedule_rd", "automatic"};
+        for (size_t e = 0; e < sizeof exchanges / sizeof exchanges[0]; ++e) {
+            MPI_Info info;
+            MPI_Info_create(&info);
+            MPI_Info_set(info, "exchange", exchanges[e]);
+            MPI_Info_set(info, "threads", "2");
+            check(treefold_context_create_info(MPI_COMM_WORLD, TREEFOLD_RANK_ORDER, mine, MPI_DOUBLE, MPI_SUM, info,
+                                               &ctx) == MPI_SUCCESS,
+                  "create_info", rank);
+            MPI_Info_free(&info);
+            const char* used = treefold_context_exchange(ctx);
+            const int automatic = strcmp(exchanges[e], "automatic") == 0;
+            check(used != NULL && (automatic ? strcmp(used, "automatic") != 0 : strcmp(used, exchanges[e]) == 0),
+                  "treefold_context_exchange", rank);
+            check(treefold_context_threads(ctx) == 2, "treefold_context_threads", rank);
+            int64_t messages = -1, bytes = -1, collectives = -1, collective_bytes = -1;
+            check(treefold_context_last_counters(ctx, &messages, &bytes, &collectives, &collective_bytes) ==
+                          MPI_SUCCESS &&
+                      messages == 0 && collectives == 0,
+                  "counters before the first call", rank);
+            double again = 0;
+            check(treefold_allreduce_ctx(ctx, halves, &again) == MPI_SUCCESS && again == sum, "sum under an exchange",
+                  rank);
+            check(treefold_context_last_counters(ctx, &messages, &bytes, &collectives, &collective_bytes) ==
+                      MPI_SUCCESS,
+                  "treefold_context_last_counters", rank);
+            /* Every rank of p > 1 takes part in some message or collective. */
+            check(size == 1 || (messages + collectives > 0 && bytes + collective_bytes > 0), "counters after a call",
+                  rank);
+            treefold_context_destroy(&ctx);
+        }
+        /* A wrong key or value on one rank is the same error class on every rank; exchanges that
+         * differ between ranks are MPI_ERR_ARG everywhere. */
+        const char* const key[] = {"exchnage", "exchange", "threads", "exchange"};
+        const char* const value[] = {"direct", "fastest", "0", "direct"};
+        const int expected[] = {MPI_ERR_INFO_KEY, MPI_ERR_INFO_VALUE, MPI_ERR_INFO_VALUE, MPI_ERR_ARG};
+        for (int c = 0; c < 4; ++c) {
+            if (c == 3 && size == 1) {
+                break;
+            }
+            MPI_Info info;
+            MPI_Info_create(&info);
+            MPI_Info_set(info, "exchange", "binomial");
+            if (rank == 0) {
+                MPI_Info_set(info, key[c], value[c]);
+            }
+            const int rc = treefold_context_create_info(MPI_COMM_WORLD, start, mine, MPI_DOUBLE, MPI_SUM, info, &ctx);
+            MPI_Info_free(&info);
+            check(rc == expected[c] && ctx == NULL, "option error class on every rank", rank);
+            check(strlen(treefold_last_error()) > 0, "option error message", rank);
+        }
     }
 
     check(treefold_context_create(MPI_COMM_NULL, 1, MPI_DOUBLE, MPI_SUM, &ctx) == MPI_ERR_COMM, "MPI_COMM_NULL", rank);
