@@ -32,6 +32,12 @@ struct treefold_context_s {
     std::unique_ptr<treefold::capi::detail::context> impl;
 };
 
+struct treefold_request_s {
+    std::unique_ptr<treefold::capi::detail::pending> call;
+    bool ok = true; // false: this rank's buffers were unusable (the call still takes part)
+    const char* what_is_wrong = nullptr;
+};
+
 namespace treefold::capi::detail {
 
 namespace {
@@ -257,7 +263,7 @@ local_check check_arguments(MPI_Datatype type, MPI_Op op, std::int64_t count)
 }
 
 std::unique_ptr<context> make_any_context(const boost::mpi::communicator& comm, layout::block_layout layout,
-                                          agreed_arguments args, MPI_Op op, MPI_Datatype type)
+                                          agreed_arguments args, MPI_Op op, MPI_Datatype type, std::uint64_t width)
 {
     if (layout.size() == 0) {
         throw api_error(MPI_ERR_COUNT, "treefold: N = 0 values in total: there is no result (no identity is invented)");
@@ -265,7 +271,8 @@ std::unique_ptr<context> make_any_context(const boost::mpi::communicator& comm, 
     switch (args.type) {
 #define TREEFOLD_CAPI_CASE(e, T)                                                                     \
     case element::e:                                                                                 \
-        return make_context<T>(comm, std::move(layout), args.op, op, type);
+        return width == 0 ? make_context<T>(comm, std::move(layout), args.op, op, type)              \
+                          : make_row_context<T>(comm, std::move(layout), width, args.op, op, type);
         TREEFOLD_CAPI_ELEMENTS(TREEFOLD_CAPI_CASE)
 #undef TREEFOLD_CAPI_CASE
     case element::none:
@@ -276,8 +283,9 @@ std::unique_ptr<context> make_any_context(const boost::mpi::communicator& comm, 
 
 namespace {
 
+/// `width` > 0: an element-wise context of rows of `width` values (0: one value per index).
 int create(MPI_Comm comm, const std::int64_t* start, std::int64_t count, MPI_Datatype type, MPI_Op op,
-           treefold_context* out, MPI_Info info = MPI_INFO_NULL)
+           treefold_context* out, MPI_Info info = MPI_INFO_NULL, std::int64_t width = 0)
 {
     if (out != nullptr) {
         *out = nullptr;
@@ -297,6 +305,15 @@ int create(MPI_Comm comm, const std::int64_t* start, std::int64_t count, MPI_Dat
             mine.message = "treefold: the context pointer is NULL";
         }
         const context_options options = read_options(info, mine);
+        if (width < 0 && mine.error_class == MPI_SUCCESS) {
+            mine.error_class = MPI_ERR_COUNT;
+            mine.message = "treefold: the row width k must be positive";
+        }
+        if (width != 0 && (options.threads > 1 || !options.exchange.empty()) && mine.error_class == MPI_SUCCESS) {
+            mine.error_class = MPI_ERR_INFO_VALUE;
+            mine.message = "treefold: an element-wise context takes no exchange or threads option (it runs the "
+                           "direct exchange on one thread)";
+        }
         const agreed_arguments args = agree(net::private_communicator(c), mine);
         const auto n = static_cast<std::uint64_t>(count);
         layout::block_layout layout = start != nullptr ? layout_from_block(c, static_cast<std::uint64_t>(*start), n)
@@ -304,7 +321,7 @@ int create(MPI_Comm comm, const std::int64_t* start, std::int64_t count, MPI_Dat
         auto ctx = std::make_unique<treefold_context_s>();
         {
             const exchange::detail::forced_choice_scope exchange_option(options.exchange);
-            ctx->impl = make_any_context(c, std::move(layout), args, op, type);
+            ctx->impl = make_any_context(c, std::move(layout), args, op, type, static_cast<std::uint64_t>(width));
         }
         if (options.threads > 1) {
             ctx->impl->set_threads(options.threads);
@@ -329,9 +346,6 @@ struct one_call_plan final : net::cached_plan {
 /// or nullptr when they are usable.
 const char* buffer_problem(const void* sendbuf, const void* recvbuf, std::int64_t count)
 {
-    if (sendbuf == MPI_IN_PLACE) {
-        return "treefold: MPI_IN_PLACE is not accepted (the input and the result differ in size)";
-    }
     if (sendbuf == nullptr && count > 0) {
         return "treefold: NULL sendbuf with a positive count";
     }
@@ -346,6 +360,9 @@ int one_call_allreduce(const void* sendbuf, void* recvbuf, std::int64_t count, M
 {
     if (const int rc = check_comm(comm); rc != MPI_SUCCESS) {
         return rc;
+    }
+    if (sendbuf == MPI_IN_PLACE) { // the values are in recvbuf; the result overwrites its first
+        sendbuf = recvbuf;
     }
     try {
         const boost::mpi::communicator c(comm, boost::mpi::comm_attach);
@@ -412,6 +429,95 @@ int treefold_context_create_info(MPI_Comm comm, int64_t global_start, int64_t lo
 {
     return create(comm, global_start == TREEFOLD_RANK_ORDER ? nullptr : &global_start, local_count, datatype, op, ctx,
                   info);
+}
+
+namespace {
+
+/// treefold_iallreduce_ctx (root -1) and treefold_ireduce_ctx.
+int start_call(treefold_context ctx, const void* local, void* result, int root, treefold_request* request)
+{
+    if (request == nullptr) {
+        return fail(MPI_ERR_ARG, "treefold: NULL pointer to a request");
+    }
+    *request = nullptr;
+    if (ctx == nullptr) {
+        return fail(MPI_ERR_ARG, "treefold: NULL context");
+    }
+    context& c = *ctx->impl;
+    if (c.width != 1) {
+        return fail(MPI_ERR_ARG, "treefold: nonblocking calls take a context of one value per index, not rows");
+    }
+    if (root != -1 && (root < 0 || root >= c.size)) {
+        return fail(MPI_ERR_ROOT, "treefold: reduce root " + std::to_string(root) +
+                                      " is not a rank of a communicator of size " + std::to_string(c.size));
+    }
+    auto started = std::make_unique<treefold_request_s>();
+    started->ok = (local != nullptr || c.local_count == 0) && (result != nullptr || (root >= 0 && c.rank != root));
+    started->what_is_wrong = root < 0 ? "treefold: this rank passed a NULL local or result buffer"
+                                      : "treefold: this rank passed a NULL local buffer (or a NULL result on the root)";
+    try {
+        started->call = c.start(local, started->ok, result, root);
+    } catch (...) {
+        return fail_current_exception(true);
+    }
+    *request = started.release();
+    return succeed();
+}
+
+} // namespace
+
+int treefold_iallreduce_ctx(treefold_context ctx, const void* local, void* result, treefold_request* request)
+{
+    return start_call(ctx, local, result, -1, request);
+}
+
+int treefold_ireduce_ctx(treefold_context ctx, const void* local, void* result, int root, treefold_request* request)
+{
+    return start_call(ctx, local, result, root, request);
+}
+
+int treefold_wait(treefold_request* request)
+{
+    if (request == nullptr) {
+        return fail(MPI_ERR_ARG, "treefold: NULL pointer to a request");
+    }
+    if (*request == nullptr) {
+        return succeed();
+    }
+    const std::unique_ptr<treefold_request_s> done(std::exchange(*request, nullptr));
+    return run_call(done->ok, done->what_is_wrong, [&] { done->call->finish(); });
+}
+
+int treefold_test(treefold_request* request, int* flag)
+{
+    if (request == nullptr || flag == nullptr) {
+        return fail(MPI_ERR_ARG, "treefold: NULL pointer to a request or flag");
+    }
+    *flag = 0;
+    if (*request != nullptr) {
+        try {
+            if (!(*request)->call->test()) {
+                return succeed();
+            }
+        } catch (...) {
+            // A failing test completes the call: wait() reports its error.
+        }
+    }
+    *flag = 1;
+    return treefold_wait(request);
+}
+
+int treefold_context_create_rows(MPI_Comm comm, int64_t global_start, int64_t local_count, int64_t k,
+                                 MPI_Datatype datatype, MPI_Op op, MPI_Info info, treefold_context* ctx)
+{
+    // k = 0 would mean a scalar context to create(): refuse it as a width (on every rank).
+    return create(comm, global_start == TREEFOLD_RANK_ORDER ? nullptr : &global_start, local_count, datatype, op, ctx,
+                  info, k == 0 ? -1 : k);
+}
+
+int64_t treefold_context_width(treefold_context ctx)
+{
+    return ctx == nullptr ? -1 : static_cast<int64_t>(ctx->impl->width);
 }
 
 const char* treefold_context_exchange(treefold_context ctx)
