@@ -90,6 +90,27 @@ MPI_Op op_of(const std::string& name)
     return MPI_OP_NULL;
 }
 
+/// The MPI_Op of a numeric op: a name ("sum", ...) or one of mpi4py's predefined operations
+/// MPI.SUM, MPI.PROD, MPI.MIN, MPI.MAX (MPI_OP_NULL for another name or mpi4py Op: MPI_ERR_OP
+/// on every rank); nullopt for any other object (a Python callable, for object arrays).
+/// mpi4py Ops are callable too, hence this check comes first.
+std::optional<MPI_Op> numeric_op(const py::object& op)
+{
+    if (py::isinstance<py::str>(op)) {
+        return op_of(op.cast<std::string>());
+    }
+    if (PyObject_TypeCheck(op.ptr(), &PyMPIOp_Type) != 0) {
+        const MPI_Op handle = *PyMPIOp_Get(op.ptr());
+        for (MPI_Op predefined : {MPI_SUM, MPI_PROD, MPI_MIN, MPI_MAX}) {
+            if (handle == predefined) {
+                return handle;
+            }
+        }
+        return MPI_OP_NULL; // a user-created mpi4py Op would call back into Python without the GIL
+    }
+    return std::nullopt;
+}
+
 /// Raises the Python exception for a C API error class: TypeError for a datatype,
 /// ValueError for arguments, RuntimeError for the rest. `local` is this rank's own reason,
 /// when it knows one better than the C API's message.
@@ -173,6 +194,38 @@ struct callable {
 
 using object_reducer = reducer<value, callable, kernel::scalar, exchange::tree<>>;
 
+/// Runs an object reducer's call. A Python exception raised by the callable on another rank
+/// arrives as a remote_failure naming pybind11's wrapper, whose text is "Type: message":
+/// raise the original type again where it is a builtin exception (KeyError, ValueError, ...),
+/// else RuntimeError, with the text and the rank it came from.
+template <class F>
+auto raising_remote_python_errors(F&& call)
+{
+    try {
+        return call();
+    } catch (const remote_failure& e) {
+        // (The type name arrives truncated from the left: "..d11::error_already_set".)
+        if (e.info.what != failure::code::op_threw || !e.info.type.ends_with("error_already_set")) {
+            throw;
+        }
+        std::string text = e.info.text;
+        text = text.substr(0, text.find("\n\nAt:")); // without pybind11's traceback
+        const std::size_t colon = text.find(": ");
+        const std::string name = text.substr(0, colon);
+        const std::string rest = colon == std::string::npos ? std::string() : text.substr(colon + 2);
+        const std::string where = " (raised by the op on rank " + std::to_string(e.info.rank) + ")";
+        const py::object builtins = py::module_::import("builtins");
+        if (py::hasattr(builtins, name.c_str())) {
+            const py::object type = builtins.attr(name.c_str());
+            if (PyExceptionClass_Check(type.ptr()) != 0) {
+                PyErr_SetString(type.ptr(), (rest + where).c_str());
+                throw py::error_already_set();
+            }
+        }
+        throw std::runtime_error(text + where);
+    }
+}
+
 /// The agreement every call starts with (the C API's own, on the same communicator), for an
 /// object array: element::none, which no numeric call passes, so mixing object and numeric
 /// arrays across ranks is an error everywhere.
@@ -214,7 +267,7 @@ py::object allreduce_objects(MPI_Comm c, const py::array& a, const py::object& o
     callable fn;
     *fn.fn = op;
     object_reducer r(comm, layout_from_local_size(comm, static_cast<std::uint64_t>(a.size())), fn);
-    return r.all_reduce(values_of(a)).obj;
+    return raising_remote_python_errors([&] { return r.all_reduce(values_of(a)).obj; });
 }
 
 // ---- Reducer -----------------------------------------------------------------------------
@@ -250,7 +303,7 @@ public:
             return;
         }
         const MPI_Datatype type = datatype_of(dtype_);
-        const MPI_Op mpi_op = py::isinstance<py::str>(op) ? op_of(op.cast<std::string>()) : MPI_OP_NULL;
+        const MPI_Op mpi_op = numeric_op(op).value_or(MPI_OP_NULL);
         treefold_context ctx = nullptr;
         const int rc = global_start
                            ? treefold_context_create_block(c, *global_start, local_count, type, mpi_op, &ctx)
@@ -290,11 +343,13 @@ private:
             const bool ok = is_object(a.dtype()) && (a.flags() & py::array::c_style) != 0 &&
                             a.size() == local_count_;
             std::vector<value> xs = ok ? values_of(a) : std::vector<value>(static_cast<std::size_t>(local_count_ + 1));
-            if (root < 0) {
-                return objects_->all_reduce(xs).obj;
-            }
-            std::optional<value> v = objects_->reduce(xs, root);
-            return v ? v->obj : py::none();
+            return raising_remote_python_errors([&]() -> py::object {
+                if (root < 0) {
+                    return objects_->all_reduce(xs).obj;
+                }
+                std::optional<value> v = objects_->reduce(xs, root);
+                return v ? v->obj : py::none();
+            });
         }
         array_view v = view_of(a);
         std::string problem = v.problem;
@@ -353,7 +408,8 @@ private:
 py::object allreduce(const py::object& comm, const py::array& a, const py::object& op)
 {
     const MPI_Comm c = comm_of(comm);
-    if (!py::isinstance<py::str>(op)) {
+    const std::optional<MPI_Op> mpi_op = numeric_op(op);
+    if (!mpi_op) {
         return allreduce_objects(c, a, op);
     }
     const array_view v = view_of(a);
@@ -361,7 +417,7 @@ py::object allreduce(const py::object& comm, const py::array& a, const py::objec
     int rc = MPI_SUCCESS;
     {
         py::gil_scoped_release unlocked;
-        rc = treefold_allreduce_c(v.data, result.data(), v.count, v.type, op_of(op.cast<std::string>()), c);
+        rc = treefold_allreduce_c(v.data, result.data(), v.count, v.type, *mpi_op, c);
     }
     if (rc != MPI_SUCCESS) {
         raise(rc, v.problem);
@@ -390,7 +446,8 @@ Collective over the mpi4py communicator; an error on any rank raises on every ra
           R"(The reduction of every rank's array (concatenated in rank order) on every rank.
 
 array: a C-contiguous numpy array of float64, float32, int32, int64 or complex128 (read in
-place, never copied); op: "sum", "prod", "min" or "max". With dtype=object and a callable
+place, never copied); op: "sum", "prod", "min" or "max", or mpi4py's MPI.SUM, MPI.PROD,
+MPI.MIN, MPI.MAX. With dtype=object and a callable
 op(left, right) (left covers the lower indices) the values travel pickled and the callable
 runs with the GIL held: a slow path for exact or custom arithmetic (fractions, strings).)");
 
