@@ -225,6 +225,23 @@ int treefold_allreduce_c(const void* sendbuf, void* recvbuf, int64_t local_count
                          MPI_Comm comm);
 
 /**
+ * The one-call reduce with MPI_Reduce's shape: treefold_allreduce's reduction of all N
+ * values, into *recvbuf (one element) on `root` only (recvbuf is not touched and may be NULL
+ * elsewhere). It plans on every call (one small all-gather that agrees on the arguments and
+ * one of the counts), so every argument error, a root outside [0, p) included, is returned
+ * on every rank; for repeated reductions, a context and treefold_reduce_ctx plan once. `root`
+ * must be the same on every rank (as in MPI). MPI_IN_PLACE as sendbuf on the root: the
+ * root's values are read from recvbuf and the result overwrites recvbuf[0] (MPI_ERR_BUFFER
+ * on every rank when another rank passes it). Collective.
+ */
+int treefold_reduce(const void* sendbuf, void* recvbuf, int local_count, MPI_Datatype datatype, MPI_Op op, int root,
+                    MPI_Comm comm);
+
+/** treefold_reduce with a 64-bit count. */
+int treefold_reduce_c(const void* sendbuf, void* recvbuf, int64_t local_count, MPI_Datatype datatype, MPI_Op op,
+                      int root, MPI_Comm comm);
+
+/**
  * The message of the last call on this thread that returned an error ("" after a call that
  * succeeded). Valid until the thread's next treefold call.
  */

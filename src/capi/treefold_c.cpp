@@ -404,6 +404,47 @@ int one_call_allreduce(const void* sendbuf, void* recvbuf, std::int64_t count, M
     }
 }
 
+/// The one-call reduce to a root: plans on every call (the agreement, then the layout's
+/// all-gather), so every argument error is an error on every rank; MPI_IN_PLACE on the root.
+int one_call_reduce(const void* sendbuf, void* recvbuf, std::int64_t count, MPI_Datatype type, MPI_Op op, int root,
+                    MPI_Comm comm)
+{
+    if (const int rc = check_comm(comm); rc != MPI_SUCCESS) {
+        return rc;
+    }
+    try {
+        const boost::mpi::communicator c(comm, boost::mpi::comm_attach);
+        const bool on_root = c.rank() == root;
+        if (sendbuf == MPI_IN_PLACE && on_root) {
+            sendbuf = recvbuf;
+        }
+        local_check mine = check_arguments(type, op, count);
+        auto bad = [&mine](int cls, std::string why) {
+            if (mine.error_class == MPI_SUCCESS) {
+                mine.error_class = cls;
+                mine.message = std::move(why);
+            }
+        };
+        if (root < 0 || root >= c.size()) {
+            bad(MPI_ERR_ROOT, "treefold: reduce root " + std::to_string(root) +
+                                  " is not a rank of a communicator of size " + std::to_string(c.size()));
+        } else if (sendbuf == MPI_IN_PLACE) {
+            bad(MPI_ERR_BUFFER, "treefold: MPI_IN_PLACE off the root");
+        } else if (sendbuf == nullptr && count > 0) {
+            bad(MPI_ERR_BUFFER, "treefold: NULL sendbuf with a positive count");
+        } else if (recvbuf == nullptr && on_root) {
+            bad(MPI_ERR_BUFFER, "treefold: NULL recvbuf on the root");
+        }
+        const agreed_arguments args = agree(net::private_communicator(c), mine);
+        const auto ctx =
+            make_any_context(c, layout_from_local_size(c, static_cast<std::uint64_t>(count)), args, op, type);
+        ctx->reduce(sendbuf, true, on_root ? recvbuf : nullptr, root);
+        return succeed();
+    } catch (...) {
+        return fail_current_exception(false);
+    }
+}
+
 } // namespace
 
 } // namespace treefold::capi::detail
@@ -621,6 +662,18 @@ int treefold_allreduce_c(const void* sendbuf, void* recvbuf, int64_t local_count
                          MPI_Comm comm)
 {
     return one_call_allreduce(sendbuf, recvbuf, local_count, datatype, op, comm);
+}
+
+int treefold_reduce(const void* sendbuf, void* recvbuf, int local_count, MPI_Datatype datatype, MPI_Op op, int root,
+                    MPI_Comm comm)
+{
+    return one_call_reduce(sendbuf, recvbuf, local_count, datatype, op, root, comm);
+}
+
+int treefold_reduce_c(const void* sendbuf, void* recvbuf, int64_t local_count, MPI_Datatype datatype, MPI_Op op,
+                      int root, MPI_Comm comm)
+{
+    return one_call_reduce(sendbuf, recvbuf, local_count, datatype, op, root, comm);
 }
 
 const char* treefold_last_error(void) { return last_message.c_str(); }

@@ -1,5 +1,5 @@
 /* The C API from C99 (built with -std=c99 -pedantic): a rank-order context, the context's
- * own buffer, a rooted reduce, nonblocking calls, the one-call form (MPI_IN_PLACE too),
+ * own buffer, a rooted reduce, nonblocking calls, the one-call forms (MPI_IN_PLACE too),
  * context options (MPI_Info) with their getters, element-wise (row) contexts against
  * per-column contexts, and error classes, checked against exactly known sums. */
 #include <treefold/treefold.h>
@@ -88,6 +88,23 @@ int main(int argc, char** argv)
         check(treefold_allreduce(halves, &again, (int)mine, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD) == MPI_SUCCESS,
               "treefold_allreduce", rank);
         check(again == sum, "treefold_allreduce sum", rank);
+    }
+    /* The one-call reduce to a root (MPI_IN_PLACE there); its argument errors on every rank. */
+    {
+        double at_last = -1, in_place[64];
+        memcpy(in_place, halves, sizeof(double) * (size_t)mine);
+        check(treefold_reduce(halves, rank == size - 1 ? &at_last : NULL, (int)mine, MPI_DOUBLE, MPI_SUM, size - 1,
+                              MPI_COMM_WORLD) == MPI_SUCCESS &&
+                  (rank == size - 1 ? at_last == sum : at_last == -1),
+              "treefold_reduce", rank);
+        check(treefold_reduce(rank == 0 ? MPI_IN_PLACE : halves, rank == 0 ? in_place : NULL, (int)mine, MPI_DOUBLE,
+                              MPI_SUM, 0, MPI_COMM_WORLD) == MPI_SUCCESS &&
+                  (rank != 0 || in_place[0] == sum),
+              "treefold_reduce with MPI_IN_PLACE on the root", rank);
+        check(treefold_reduce(halves, NULL, (int)mine, MPI_DOUBLE, MPI_SUM, size - 1, MPI_COMM_WORLD) == MPI_ERR_BUFFER,
+              "treefold_reduce: NULL recvbuf on the root, on every rank", rank);
+        check(treefold_reduce(halves, &at_last, (int)mine, MPI_DOUBLE, MPI_SUM, size, MPI_COMM_WORLD) == MPI_ERR_ROOT,
+              "treefold_reduce: root outside [0, p) on every rank", rank);
     }
     /* MPI_IN_PLACE: the values from recvbuf, the result in its first element. */
     {
