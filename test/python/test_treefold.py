@@ -200,3 +200,54 @@ def test_errors_on_one_rank_raise_on_every_rank():
         treefold.allreduce(COMM, np.zeros(0))
     # Everything still works afterwards.
     assert r.allreduce(x) == treefold.allreduce(COMM, x) == tree(np.tile(x, P), np.add)
+
+
+def test_rows_reduce_each_column_over_the_global_index():
+    n, k = 97, 3
+    rng = np.random.default_rng(5)
+    rows = rng.standard_normal((n, k)) * 10.0 ** rng.integers(-6, 6, (n, k))
+    cuts = rank_order_blocks(n, 11)
+    mine = np.ascontiguousarray(rows[cuts[RANK] : cuts[RANK + 1]])
+    got = treefold.allreduce(COMM, mine)
+    assert got.shape == (k,) and got.dtype == np.float64
+    for c in range(k):
+        assert bits(got[c]) == bits(tree(rows[:, c], np.add)), c
+    at_root = treefold.reduce(COMM, mine, P - 1, op=MPI.MAX)
+    if RANK == P - 1:
+        assert (at_root == rows.max(axis=0)).all()
+    else:
+        assert at_root is None
+    # Rows of a different width on one rank: an error on every rank.
+    if P > 1:
+        with pytest.raises(ValueError):
+            treefold.allreduce(COMM, np.zeros((2, k + 1 if RANK == P - 1 else k)))
+
+
+def test_one_call_reduce_and_nonblocking_calls():
+    n = 501
+    xs = 1.0 / np.arange(1, n + 1)
+    cuts = rank_order_blocks(n, 13)
+    mine = xs[cuts[RANK] : cuts[RANK + 1]]
+    want = tree(xs, np.add)
+    for root in range(P):
+        got = treefold.reduce(COMM, mine, root)
+        assert (bits(got) == bits(want)) if RANK == root else got is None
+    with pytest.raises(ValueError):
+        treefold.reduce(COMM, mine, P)  # a root outside [0, p), on every rank
+    r = treefold.Reducer(COMM, len(mine), np.float64)
+    request = r.iallreduce(mine)
+    while not request.test():
+        pass
+    assert bits(request.wait()) == bits(want)
+    request = r.ireduce(mine, 0)
+    got = request.wait()
+    assert (bits(got) == bits(want)) if RANK == 0 else got is None
+    # A wrong size on one rank: the wait raises on every rank.
+    request = r.iallreduce(mine[:-1] if RANK == P - 1 and len(mine) > 0 else mine)
+    last_empty = cuts[P] - cuts[P - 1] == 0
+    if last_empty:
+        request.wait()  # the last rank passed its (empty) array unchanged: nothing wrong
+    else:
+        with pytest.raises(ValueError):
+            request.wait()
+    assert bits(r.allreduce(mine)) == bits(want)
