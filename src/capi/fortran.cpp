@@ -34,4 +34,11 @@ int treefold_f_allreduce(const void* sendbuf, void* recvbuf, std::int64_t local_
                                 MPI_Comm_f2c(comm));
 }
 
+int treefold_f_reduce(const void* sendbuf, void* recvbuf, std::int64_t local_count, MPI_Fint datatype, MPI_Fint op,
+                      int root, MPI_Fint comm)
+{
+    return treefold_reduce_c(sendbuf, recvbuf, local_count, MPI_Type_f2c(datatype), MPI_Op_f2c(op), root,
+                             MPI_Comm_f2c(comm));
+}
+
 } // extern "C"

@@ -5,6 +5,7 @@
 !> on every rank (without ierr, an error stops the program with the message).
 !>
 !>   call treefold_allreduce(local, result, comm [, ierr] [, op=])   ! real64, real32, int64, int32
+!>   call treefold_reduce(local, result, root, comm [, ierr] [, op=])  ! result on root only
 !>   call treefold_context_create(comm, local_count, datatype, op, ctx [, ierr] [, global_start=])
 !>   call treefold_context_create_rows(comm, local_count, k, datatype, op, ctx [, ierr] [, global_start=])
 !>   call treefold_allreduce_ctx(ctx, local, result [, ierr])
@@ -24,7 +25,7 @@ module treefold
 
   public :: treefold_context, treefold_allreduce, treefold_context_create, treefold_allreduce_ctx, &
             treefold_reduce_ctx, treefold_context_destroy, treefold_context_local_count, treefold_error_message, &
-            treefold_context_create_rows, treefold_allreduce_rows, treefold_reduce_rows
+            treefold_context_create_rows, treefold_allreduce_rows, treefold_reduce_rows, treefold_reduce
 
   !> A planned reduction (treefold_context in C).
   type :: treefold_context
@@ -36,6 +37,11 @@ module treefold
     module procedure allreduce_real64, allreduce_real32, allreduce_int64, allreduce_int32
   end interface treefold_allreduce
 
+  !> The one-call reduction of local (rank order) into result on rank `root` only.
+  interface treefold_reduce
+    module procedure reduce_real64, reduce_real32, reduce_int64, reduce_int32
+  end interface treefold_reduce
+
   interface
     integer(c_int) function c_allreduce(sendbuf, recvbuf, count, datatype, op, comm) &
         bind(C, name='treefold_f_allreduce')
@@ -45,6 +51,15 @@ module treefold
       integer(c_int64_t), value :: count
       integer(c_int), value :: datatype, op, comm
     end function c_allreduce
+
+    integer(c_int) function c_reduce(sendbuf, recvbuf, count, datatype, op, root, comm) &
+        bind(C, name='treefold_f_reduce')
+      import :: c_int, c_int64_t
+      type(*), dimension(*), intent(in) :: sendbuf
+      type(*), intent(inout) :: recvbuf
+      integer(c_int64_t), value :: count
+      integer(c_int), value :: datatype, op, root, comm
+    end function c_reduce
 
     integer(c_int) function c_context_create(comm, has_start, start, count, datatype, op, ctx) &
         bind(C, name='treefold_f_context_create')
@@ -192,6 +207,52 @@ contains
     call finish(c_allreduce(local, result, size(local, kind=int64), MPI_INTEGER4%MPI_VAL, op_handle(op), &
                             comm%MPI_VAL), ierr)
   end subroutine allreduce_int32
+
+  ! The rooted forms, one per kind as for treefold_allreduce (C's treefold_reduce_c: it plans
+  ! on every call, so every argument error is returned on every rank).
+  subroutine reduce_real64(local, result, root, comm, ierr, op)
+    real(real64), intent(in) :: local(:)
+    real(real64), intent(inout) :: result
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    integer, intent(out), optional :: ierr
+    type(MPI_Op), intent(in), optional :: op
+    call finish(c_reduce(local, result, size(local, kind=int64), MPI_DOUBLE_PRECISION%MPI_VAL, op_handle(op), &
+                         int(root, c_int), comm%MPI_VAL), ierr)
+  end subroutine reduce_real64
+
+  subroutine reduce_real32(local, result, root, comm, ierr, op)
+    real(real32), intent(in) :: local(:)
+    real(real32), intent(inout) :: result
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    integer, intent(out), optional :: ierr
+    type(MPI_Op), intent(in), optional :: op
+    call finish(c_reduce(local, result, size(local, kind=int64), MPI_REAL%MPI_VAL, op_handle(op), int(root, c_int), &
+                         comm%MPI_VAL), ierr)
+  end subroutine reduce_real32
+
+  subroutine reduce_int64(local, result, root, comm, ierr, op)
+    integer(int64), intent(in) :: local(:)
+    integer(int64), intent(inout) :: result
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    integer, intent(out), optional :: ierr
+    type(MPI_Op), intent(in), optional :: op
+    call finish(c_reduce(local, result, size(local, kind=int64), MPI_INTEGER8%MPI_VAL, op_handle(op), &
+                         int(root, c_int), comm%MPI_VAL), ierr)
+  end subroutine reduce_int64
+
+  subroutine reduce_int32(local, result, root, comm, ierr, op)
+    integer(int32), intent(in) :: local(:)
+    integer(int32), intent(inout) :: result
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    integer, intent(out), optional :: ierr
+    type(MPI_Op), intent(in), optional :: op
+    call finish(c_reduce(local, result, size(local, kind=int64), MPI_INTEGER4%MPI_VAL, op_handle(op), &
+                         int(root, c_int), comm%MPI_VAL), ierr)
+  end subroutine reduce_int32
 
   !> Plans an element-wise reduction: each global index holds a row of k values of
   !> `datatype` (this rank: local_count rows, local(1:k) the first); column c of the result is

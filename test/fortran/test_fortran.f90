@@ -179,7 +179,7 @@ contains
   subroutine check_int32_and_rows(k, lo, hi)
     integer(int64), intent(in) :: k(:), lo, hi
     integer(int32) :: small(hi - lo + 1), sgot
-    integer(int64) :: rows(2, hi - lo + 1), cols(2), at_root(2)
+    integer(int64) :: rows(2, hi - lo + 1), cols(2), at_root(2), kgot
     type(treefold_context) :: ctx
     small = int(mod(k(lo:hi), 1000_int64), int32)
     call treefold_allreduce(small, sgot, MPI_COMM_WORLD, ierr)
@@ -198,6 +198,16 @@ contains
     if (ierr /= MPI_SUCCESS .or. (rank == p - 1 .and. any(at_root /= cols)) .or. &
         (rank /= p - 1 .and. any(at_root /= -1))) call fail('rows reduced to a root differ')
     call treefold_context_destroy(ctx)
+    ! The one-call reduce to a root, and a bad root on every rank.
+    kgot = -1
+    call treefold_reduce(k(lo:hi), kgot, p - 1, MPI_COMM_WORLD, ierr)
+    if (ierr /= MPI_SUCCESS .or. (rank == p - 1 .and. kgot /= sum(k)) .or. (rank /= p - 1 .and. kgot /= -1)) &
+      call fail('treefold_reduce (int64) differs')
+    call treefold_reduce(small, sgot, 0, MPI_COMM_WORLD, ierr, op=MPI_MAX)
+    if (ierr /= MPI_SUCCESS .or. (rank == 0 .and. sgot /= int(maxval(mod(k, 1000_int64)), int32))) &
+      call fail('treefold_reduce (int32 max) differs')
+    call treefold_reduce(small, sgot, p, MPI_COMM_WORLD, ierr)
+    if (ierr /= MPI_ERR_ROOT) call fail('expected MPI_ERR_ROOT on every rank')
   end subroutine check_int32_and_rows
 
   !> test_fortran --error-stop: a failing call without ierr stops with treefold's message
