@@ -23,6 +23,16 @@ if(TARGET treefold_testing)
   install(EXPORT treefoldTestingTargets NAMESPACE treefold:: DESTINATION ${TREEFOLD_CMAKE_DIR})
   install(FILES ${PROJECT_SOURCE_DIR}/cmake/TreefoldTesting.cmake DESTINATION ${TREEFOLD_CMAKE_DIR})
 endif()
+# Boost.MPI/Serialization's library files, for treefold.pc and for the config's C and Fortran
+# projects, where Boost's own config files cannot be used (they need a C++ compiler).
+foreach(_component mpi serialization)
+  string(TOUPPER ${_component} _upper)
+  get_target_property(_loc Boost::${_component} IMPORTED_LOCATION_RELEASE)
+  if(NOT _loc)
+    get_target_property(_loc Boost::${_component} IMPORTED_LOCATION)
+  endif()
+  set(TREEFOLD_BOOST_${_upper}_LIBRARY "${_loc}")
+endforeach()
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/treefoldConfig.cmake.in
   ${PROJECT_BINARY_DIR}/treefoldConfig.cmake INSTALL_DESTINATION ${TREEFOLD_CMAKE_DIR})
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/treefoldConfigVersion.cmake

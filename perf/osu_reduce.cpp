@@ -35,17 +35,17 @@ using reduce_fn = int (*)(const void*, void*, int, MPI_Datatype, MPI_Op, int, MP
 struct method {
     const char* name;
     reduce_fn fn;
-    bool counted; // treefold_reduce_last_counters applies
+    bool counted; // treefold_rank_ordered_last_counters applies
 };
 
 const method reduce_methods[] = {
     {"MPI_Reduce", &MPI_Reduce, false},
-    {"binomial", &treefold_reduce_binomial, true},
-    {"fibonacci", &treefold_reduce_fibonacci, true},
-    {"binary", &treefold_reduce_binary, true},
-    {"inorder", &treefold_reduce_inorder, true},
-    {"truncated_fibonacci", &treefold_reduce_truncated_fibonacci, true},
-    {"truncated_binary", &treefold_reduce_truncated_binary, true},
+    {"binomial", &treefold_rank_ordered_reduce_binomial, true},
+    {"fibonacci", &treefold_rank_ordered_reduce_fibonacci, true},
+    {"binary", &treefold_rank_ordered_reduce_binary, true},
+    {"inorder", &treefold_rank_ordered_reduce_inorder, true},
+    {"truncated_fibonacci", &treefold_rank_ordered_reduce_truncated_fibonacci, true},
+    {"truncated_binary", &treefold_rank_ordered_reduce_truncated_binary, true},
 };
 
 // The allreduce functions behind the reduce signature (the root is ignored).
@@ -57,12 +57,12 @@ int as_reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, 
 
 const method allreduce_methods[] = {
     {"MPI_Allreduce", &as_reduce<&MPI_Allreduce>, false},
-    {"binomial", &as_reduce<&treefold_allreduce_binomial>, true},
-    {"fibonacci", &as_reduce<&treefold_allreduce_fibonacci>, true},
-    {"binary", &as_reduce<&treefold_allreduce_binary>, true},
-    {"inorder", &as_reduce<&treefold_allreduce_inorder>, true},
-    {"truncated_fibonacci", &as_reduce<&treefold_allreduce_truncated_fibonacci>, true},
-    {"truncated_binary", &as_reduce<&treefold_allreduce_truncated_binary>, true},
+    {"binomial", &as_reduce<&treefold_rank_ordered_allreduce_binomial>, true},
+    {"fibonacci", &as_reduce<&treefold_rank_ordered_allreduce_fibonacci>, true},
+    {"binary", &as_reduce<&treefold_rank_ordered_allreduce_binary>, true},
+    {"inorder", &as_reduce<&treefold_rank_ordered_allreduce_inorder>, true},
+    {"truncated_fibonacci", &as_reduce<&treefold_rank_ordered_allreduce_truncated_fibonacci>, true},
+    {"truncated_binary", &as_reduce<&treefold_rank_ordered_allreduce_truncated_binary>, true},
 };
 
 struct options {
@@ -140,8 +140,8 @@ row measure(const method& m, long bytes, int iterations, const options& o, int m
     }
     row r;
     if (m.counted) {
-        treefold_reduce_counters c{};
-        treefold_reduce_last_counters(&c);
+        treefold_rank_ordered_counters c{};
+        treefold_rank_ordered_last_counters(&c);
         MPI_Allreduce(&c.bytes, &r.bytes, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
         r.messages = c.total_messages;
         r.rounds = c.rounds;

@@ -3,12 +3,17 @@
 /**
  * The reproducible reduction from C (C99): the same bits as treefold::reducer
  * (treefold/reducer.hpp) for the same data, for every process count and block layout,
- * because every call here runs that reducer with its default kernel and exchange.
+ * because every call here runs that reducer with its default kernel and exchange (or the
+ * exchange a context's options name: treefold_context_create_info).
  *
  * N values lie in blocks on the ranks of a communicator; each call reduces all N of them to
  * ONE value along the tree fixed by the global index (see README.md) and returns it on every
  * rank (allreduce) or on a root (reduce). This is not MPI_Allreduce's element-wise vector
  * reduction: `count` is the number of values this rank holds, the result is one element.
+ * The element-wise reproducible form is a row context (treefold_context_create_rows: k
+ * columns, each reduced over the global index). The rank-ordered element-wise collectives
+ * with MPI's signatures are treefold_rank_ordered_* in treefold/collective/reduce.h (the
+ * same bits for one p, not across p).
  *
  * Types: MPI_DOUBLE, MPI_FLOAT, MPI_INT32_T, MPI_INT64_T, MPI_C_DOUBLE_COMPLEX and their
  * equivalents (MPI_INT, MPI_LONG_LONG, MPI_LONG where 64-bit; Fortran's
@@ -76,6 +81,63 @@ int treefold_context_create(MPI_Comm comm, int64_t local_count, MPI_Datatype dat
 int treefold_context_create_block(MPI_Comm comm, int64_t global_start, int64_t local_count,
                                   MPI_Datatype datatype, MPI_Op op, treefold_context* ctx);
 
+/** global_start for treefold_context_create_info: the blocks lie in rank order. */
+#define TREEFOLD_RANK_ORDER (-1)
+
+/**
+ * As treefold_context_create_block (or, with global_start TREEFOLD_RANK_ORDER, as
+ * treefold_context_create), with options in an MPI_Info (MPI_INFO_NULL: none):
+ *  - "exchange": how the ranks' partial results meet. "automatic" (the default: the fastest
+ *    here, measured once per shape) or one of the exchanges automatic chooses from:
+ *    "native", "binomial", "direct", "dual4", "schedule_rd". Every exchange gives the same
+ *    bits; it must be the same on every rank (else MPI_ERR_ARG on every rank). It overrides
+ *    TREEFOLD_EXCHANGE in the environment.
+ *  - "threads": a positive integer, the threads this rank's local values are reduced on (the
+ *    same bits for every count; ranks may differ). For a user-created MPI_Op, more than one
+ *    thread needs MPI_THREAD_MULTIPLE (MPI_Reduce_local runs on several threads).
+ * Any other key is MPI_ERR_INFO_KEY and a value that is not one of these MPI_ERR_INFO_VALUE,
+ * on every rank. The kernel is always treefold's default (the best SIMD kernel of this CPU;
+ * every kernel gives the same bits). Collective.
+ */
+int treefold_context_create_info(MPI_Comm comm, int64_t global_start, int64_t local_count, MPI_Datatype datatype,
+                                 MPI_Op op, MPI_Info info, treefold_context* ctx);
+
+/**
+ * The element-wise reproducible reduction (the conversion of an element-wise MPI_Allreduce of
+ * `k` values): each of the N global indices holds a row of `k` values, this rank the rows
+ * [global_start, global_start + local_count) (TREEFOLD_RANK_ORDER: rows in rank order), and
+ * column c of the result is the reduction of column c over all N indices, with the bits a
+ * context of one value per index gives for that column alone, for every p and layout.
+ * treefold_allreduce_ctx / treefold_reduce_ctx then read local_count * k values (row-major:
+ * row i's values at [i * k, i * k + k)) and write k values; the context's buffer holds
+ * local_count * k. `k` must be positive and the same on every rank (MPI_ERR_COUNT for
+ * k <= 0, MPI_ERR_ARG when the ranks differ). `info` as for treefold_context_create_info, but
+ * without exchange or threads (MPI_ERR_INFO_VALUE): rows take the direct exchange on one
+ * thread. Collective.
+ */
+int treefold_context_create_rows(MPI_Comm comm, int64_t global_start, int64_t local_count, int64_t k,
+                                 MPI_Datatype datatype, MPI_Op op, MPI_Info info, treefold_context* ctx);
+
+/** Values per global index: k for treefold_context_create_rows, else 1 (-1 for a NULL context). */
+int64_t treefold_context_width(treefold_context ctx);
+
+/**
+ * The name of the exchange the context runs ("binomial", ...: for "automatic", the one it
+ * chose when it was created); NULL for a NULL context. Valid while the context lives.
+ */
+const char* treefold_context_exchange(treefold_context ctx);
+
+/** The threads this rank's local values are reduced on (1 by default; -1 for a NULL context). */
+int treefold_context_threads(treefold_context ctx);
+
+/**
+ * What this rank sent during the context's last call (all 0 before the first call): the
+ * point-to-point messages and their bytes, and the collective operations (MPI_Bcast,
+ * MPI_Iallreduce, ...) and their bytes. Any pointer may be NULL. Local.
+ */
+int treefold_context_last_counters(treefold_context ctx, int64_t* messages, int64_t* bytes, int64_t* collectives,
+                                   int64_t* collective_bytes);
+
 /**
  * The reduction of all N values into *result (one element) on every rank, the same bits
  * everywhere. Collective over the context's communicator. `local` holds this rank's
@@ -94,6 +156,39 @@ int treefold_allreduce_ctx(treefold_context ctx, const void* local, void* result
  * sees its messages.
  */
 int treefold_reduce_ctx(treefold_context ctx, const void* local, void* result, int root);
+
+/** A nonblocking call in flight (treefold_iallreduce_ctx, treefold_ireduce_ctx); NULL when none. */
+typedef struct treefold_request_s* treefold_request;
+
+/**
+ * Starts treefold_allreduce_ctx and returns at once with *request (MPI_Iallreduce's role):
+ * this rank's local values are reduced before it returns, and the exchange progresses in the
+ * MPI library. `local` and `result` must stay valid, and `local` unmodified, until
+ * treefold_wait or treefold_test completes the request; the context takes no other call
+ * meanwhile. Collective (every rank starts it, in the same order as its other calls on the
+ * context); the same bits as the blocking call. The call's errors (a NULL buffer on some
+ * rank, a failing user op) are returned on every rank by the completing treefold_wait or
+ * treefold_test; errors returned here (NULL context or request, a row context: MPI_ERR_ARG;
+ * a bad root) leave *request NULL and are local, like those of the blocking calls.
+ */
+int treefold_iallreduce_ctx(treefold_context ctx, const void* local, void* result, treefold_request* request);
+
+/** The nonblocking treefold_reduce_ctx (MPI_Ireduce's role), as treefold_iallreduce_ctx. */
+int treefold_ireduce_ctx(treefold_context ctx, const void* local, void* result, int root, treefold_request* request);
+
+/**
+ * Completes *request, writes its result and sets *request to NULL (a NULL *request returns
+ * MPI_SUCCESS at once, like MPI_REQUEST_NULL). Returns the call's error class, as the
+ * blocking call would. Every started request must be completed before its context is
+ * destroyed.
+ */
+int treefold_wait(treefold_request* request);
+
+/**
+ * *flag = 1 and as treefold_wait when the call has completed (or *request is NULL); else
+ * *flag = 0 and MPI_SUCCESS. Local.
+ */
+int treefold_test(treefold_request* request, int* flag);
 
 /**
  * A buffer of local_count elements owned by the context (zero-filled, suitably aligned), for
@@ -124,7 +219,8 @@ int treefold_context_destroy(treefold_context* ctx);
  * kept plan with no extra communication. When any rank changes one of them (or passes an
  * unusable buffer), that call's kept reduction fails on every rank and every rank plans
  * again, so errors are still reported on every rank. Collective.
- * MPI_IN_PLACE is not accepted (the input and the result differ in size).
+ * MPI_IN_PLACE as sendbuf (on any rank): this rank's local_count values are read from
+ * recvbuf, and the result overwrites recvbuf[0].
  */
 int treefold_allreduce(const void* sendbuf, void* recvbuf, int local_count, MPI_Datatype datatype, MPI_Op op,
                        MPI_Comm comm);
@@ -132,6 +228,23 @@ int treefold_allreduce(const void* sendbuf, void* recvbuf, int local_count, MPI_
 /** treefold_allreduce with a 64-bit count. */
 int treefold_allreduce_c(const void* sendbuf, void* recvbuf, int64_t local_count, MPI_Datatype datatype, MPI_Op op,
                          MPI_Comm comm);
+
+/**
+ * The one-call reduce with MPI_Reduce's shape: treefold_allreduce's reduction of all N
+ * values, into *recvbuf (one element) on `root` only (recvbuf is not touched and may be NULL
+ * elsewhere). It plans on every call (one small all-gather that agrees on the arguments and
+ * one of the counts), so every argument error, a root outside [0, p) included, is returned
+ * on every rank; for repeated reductions, a context and treefold_reduce_ctx plan once. `root`
+ * must be the same on every rank (as in MPI). MPI_IN_PLACE as sendbuf on the root: the
+ * root's values are read from recvbuf and the result overwrites recvbuf[0] (MPI_ERR_BUFFER
+ * on every rank when another rank passes it). Collective.
+ */
+int treefold_reduce(const void* sendbuf, void* recvbuf, int local_count, MPI_Datatype datatype, MPI_Op op, int root,
+                    MPI_Comm comm);
+
+/** treefold_reduce with a 64-bit count. */
+int treefold_reduce_c(const void* sendbuf, void* recvbuf, int64_t local_count, MPI_Datatype datatype, MPI_Op op,
+                      int root, MPI_Comm comm);
 
 /**
  * The message of the last call on this thread that returned an error ("" after a call that

@@ -7,6 +7,7 @@
 #include "treefold/kernel/dispatch.hpp"
 #include "treefold/layout/block_layout.hpp"
 #include "treefold/reducer.hpp"
+#include "treefold/row_reducer.hpp"
 
 #include <boost/mpi/communicator.hpp>
 #include <mpi.h>
@@ -61,6 +62,15 @@ struct user_op {
     }
 };
 
+/// A nonblocking call in flight (context::start): test() polls; finish() completes it,
+/// writes its result and throws what the blocking call would.
+class pending {
+public:
+    virtual ~pending() = default;
+    virtual bool test() = 0;
+    virtual void finish() = 0;
+};
+
 /// What a context does, whatever its element type and operation.
 class context {
 public:
@@ -71,8 +81,21 @@ public:
     virtual void all_reduce(const void* local, bool ok, void* result) = 0;
     /// The reduction into *result on `root` (result untouched elsewhere).
     virtual void reduce(const void* local, bool ok, void* result, int root) = 0;
+    /// Starts all_reduce (root < 0) or reduce to `root` without waiting (reducer::iall_reduce,
+    /// ireduce); `local` and `result` must stay valid until the call is finished.
+    virtual std::unique_ptr<pending> start(const void* local, bool ok, void* result, int root) = 0;
     /// The context's own buffer of local_count elements (allocated on first use).
     virtual void* buffer() = 0;
+    /// The reducer's threads option (reducer::set_threads) and its current value.
+    virtual void set_threads(std::size_t threads) = 0;
+    virtual std::size_t threads() const = 0;
+    /// What this rank sent during the last call.
+    virtual net::counters last_counters() const = 0;
+    /// The exchange the reducer runs (automatic's choice, made when it was planned).
+    std::string exchange;
+    /// Values per global index: 1, or k for an element-wise context (rows of k values, k
+    /// results).
+    std::uint64_t width = 1;
     /// This rank's count, N, and the bytes of one element.
     std::uint64_t local_count = 0;
     std::uint64_t global_count = 0;
@@ -92,12 +115,35 @@ std::unique_ptr<context> make_context(const boost::mpi::communicator& comm, layo
 // also makes one translation unit per type).
 #include "elements.hpp"
 
+/// The element-wise context: rows of `width` values per global index, each column reduced over
+/// the global index (a row_reducer). Collective.
+template <class T>
+std::unique_ptr<context> make_row_context(const boost::mpi::communicator& comm, layout::block_layout layout,
+                                          std::uint64_t width, operation op, MPI_Op user, MPI_Datatype type);
+
 #define TREEFOLD_CAPI_DECLARE(element, T)                                                            \
     extern template std::unique_ptr<context> make_context<T>(const boost::mpi::communicator&,        \
                                                              layout::block_layout, operation, MPI_Op, \
-                                                             MPI_Datatype);
+                                                             MPI_Datatype);                           \
+    extern template std::unique_ptr<context> make_row_context<T>(                                    \
+        const boost::mpi::communicator&, layout::block_layout, std::uint64_t, operation, MPI_Op, MPI_Datatype);
 TREEFOLD_CAPI_ELEMENTS(TREEFOLD_CAPI_DECLARE)
 #undef TREEFOLD_CAPI_DECLARE
+
+/// This rank's `values` values at `local`; for an unusable buffer (`ok` false) a span of the
+/// wrong size (empty, or the one element `wrong`), which the reducer turns into a failure
+/// every rank learns of (it never reads such a span).
+template <class T>
+std::span<const T> values_or_wrong_size(const void* local, bool ok, std::uint64_t values, const T& wrong)
+{
+    if (ok) {
+        return {static_cast<const T*>(local), values};
+    }
+    if (values > 0) {
+        return {};
+    }
+    return {&wrong, 1};
+}
 
 /// A reducer<T, Op> behind the context interface.
 template <class T, class Op>
@@ -111,6 +157,7 @@ public:
         element_bytes = sizeof(T);
         rank = reducer_.communicator().rank();
         size = reducer_.communicator().size();
+        exchange = std::string(reducer_.exchange_used());
     }
 
     void all_reduce(const void* local, bool ok, void* result) override
@@ -129,6 +176,18 @@ public:
         }
     }
 
+    std::unique_ptr<pending> start(const void* local, bool ok, void* result, int root) override
+    {
+        if (root < 0) {
+            return std::make_unique<started<T>>(reducer_.iall_reduce(span_of(local, ok)), result);
+        }
+        return std::make_unique<started<std::optional<T>>>(reducer_.ireduce(span_of(local, ok), root), result);
+    }
+
+    void set_threads(std::size_t threads) override { reducer_.set_threads(threads); }
+    std::size_t threads() const override { return reducer_.threads(); }
+    net::counters last_counters() const override { return reducer_.last_counters(); }
+
     void* buffer() override
     {
         if (buffer_.size() != local_count) {
@@ -138,20 +197,89 @@ public:
     }
 
 private:
-    /// This rank's values; for an unusable buffer a span of the wrong size, which the
-    /// reducer turns into a failure every rank learns of (it never reads such a span).
+    /// A request of the reducer (R: T, or std::optional<T> for a reduce) and where its result goes.
+    template <class R>
+    struct started final : pending {
+        started(request<T, R> call, void* result) : call(std::move(call)), result(result) {}
+        bool test() override { return call.test(); }
+        void finish() override
+        {
+            const std::optional<T> value = call.wait();
+            if (value && result != nullptr) {
+                std::memcpy(result, &*value, sizeof(T));
+            }
+        }
+        request<T, R> call;
+        void* result;
+    };
+
     std::span<const T> span_of(const void* local, bool ok) const
     {
-        if (ok) {
-            return {static_cast<const T*>(local), local_count};
-        }
-        if (local_count > 0) {
-            return {};
-        }
-        return {&wrong_size_, 1};
+        return values_or_wrong_size(local, ok, local_count, wrong_size_);
     }
 
     reducer<T, Op> reducer_;
+    std::vector<T> buffer_;
+    T wrong_size_{};
+};
+
+/// A row_reducer<T, Op> behind the context interface: `local` holds local_count rows of
+/// `width` values, row-major; `result` receives `width` values.
+template <class T, class Op>
+class row_context final : public context {
+public:
+    row_context(const boost::mpi::communicator& comm, layout::block_layout layout, std::uint64_t k, Op op)
+        : reducer_(comm, std::move(layout), k, std::move(op))
+    {
+        width = k;
+        local_count = reducer_.local_count();
+        global_count = reducer_.layout().size();
+        element_bytes = sizeof(T);
+        rank = comm.rank();
+        size = comm.size();
+        exchange = std::string(reducer_.exchange_used());
+    }
+
+    void all_reduce(const void* local, bool ok, void* result) override
+    {
+        if (result == nullptr) { // only where this rank already fails (ok false, or no values)
+            (void)reducer_.all_reduce(span_of(local, ok));
+            return;
+        }
+        reducer_.all_reduce(span_of(local, ok), std::span<T>(static_cast<T*>(result), width));
+    }
+
+    void reduce(const void* local, bool ok, void* result, int root) override
+    {
+        const std::size_t n = result == nullptr ? 0 : width;
+        reducer_.reduce(span_of(local, ok), root, std::span<T>(static_cast<T*>(result), n));
+    }
+
+    void* buffer() override
+    {
+        if (buffer_.size() != local_count * width) {
+            buffer_.assign(local_count * width, T{});
+        }
+        return buffer_.empty() ? nullptr : buffer_.data();
+    }
+
+    std::unique_ptr<pending> start(const void*, bool, void*, int) override
+    {
+        throw std::logic_error("treefold: no nonblocking call on rows (internal error: the C API refuses it)");
+    }
+
+    /// Rows take no threads option (create refuses it).
+    void set_threads(std::size_t) override {}
+    std::size_t threads() const override { return 1; }
+    net::counters last_counters() const override { return reducer_.last_counters(); }
+
+private:
+    std::span<const T> span_of(const void* local, bool ok) const
+    {
+        return values_or_wrong_size(local, ok, local_count * width, wrong_size_);
+    }
+
+    row_reducer<T, Op> reducer_;
     std::vector<T> buffer_;
     T wrong_size_{};
 };
@@ -200,6 +328,15 @@ std::unique_ptr<context> make_context(const boost::mpi::communicator& comm, layo
 {
     return with_operator<T>(op, user, type, [&]<class Op>(Op functor) -> std::unique_ptr<context> {
         return std::make_unique<typed_context<T, Op>>(comm, std::move(layout), std::move(functor));
+    });
+}
+
+template <class T>
+std::unique_ptr<context> make_row_context(const boost::mpi::communicator& comm, layout::block_layout layout,
+                                          std::uint64_t width, operation op, MPI_Op user, MPI_Datatype type)
+{
+    return with_operator<T>(op, user, type, [&]<class Op>(Op functor) -> std::unique_ptr<context> {
+        return std::make_unique<row_context<T, Op>>(comm, std::move(layout), width, std::move(functor));
     });
 }
 

@@ -52,9 +52,11 @@ agreed_arguments agree(const boost::mpi::communicator& comm, local_check mine);
 /// intercommunicator; MPI_SUCCESS otherwise. Local.
 int check_comm(MPI_Comm comm);
 
-/// The context for the agreed arguments (collective; api_error MPI_ERR_COUNT for N = 0).
+/// The context for the agreed arguments (collective; api_error MPI_ERR_COUNT for N = 0);
+/// `width` > 0: the element-wise context of rows of `width` values.
 std::unique_ptr<context> make_any_context(const boost::mpi::communicator& comm, layout::block_layout layout,
-                                          agreed_arguments args, MPI_Op op, MPI_Datatype type);
+                                          agreed_arguments args, MPI_Op op, MPI_Datatype type,
+                                          std::uint64_t width = 0);
 
 /// Records `message` as this thread's last error and returns `error_class`.
 int fail(int error_class, std::string message);

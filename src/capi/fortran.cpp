@@ -20,11 +20,25 @@ int treefold_f_context_create(MPI_Fint comm, int has_start, std::int64_t global_
     return treefold_context_create(c, local_count, t, o, ctx);
 }
 
+int treefold_f_context_create_rows(MPI_Fint comm, int has_start, std::int64_t global_start, std::int64_t local_count,
+                                   std::int64_t k, MPI_Fint datatype, MPI_Fint op, treefold_context* ctx)
+{
+    return treefold_context_create_rows(MPI_Comm_f2c(comm), has_start != 0 ? global_start : TREEFOLD_RANK_ORDER,
+                                        local_count, k, MPI_Type_f2c(datatype), MPI_Op_f2c(op), MPI_INFO_NULL, ctx);
+}
+
 int treefold_f_allreduce(const void* sendbuf, void* recvbuf, std::int64_t local_count, MPI_Fint datatype, MPI_Fint op,
                          MPI_Fint comm)
 {
     return treefold_allreduce_c(sendbuf, recvbuf, local_count, MPI_Type_f2c(datatype), MPI_Op_f2c(op),
                                 MPI_Comm_f2c(comm));
+}
+
+int treefold_f_reduce(const void* sendbuf, void* recvbuf, std::int64_t local_count, MPI_Fint datatype, MPI_Fint op,
+                      int root, MPI_Fint comm)
+{
+    return treefold_reduce_c(sendbuf, recvbuf, local_count, MPI_Type_f2c(datatype), MPI_Op_f2c(op), root,
+                             MPI_Comm_f2c(comm));
 }
 
 } // extern "C"

@@ -7,9 +7,11 @@
 
 #include "context.hpp"
 #include "errors.hpp"
+#include "options.hpp"
 
 #include "treefold/layouts.hpp"
 #include "treefold/error.hpp"
+#include "treefold/detail/exchange/automatic_choice.hpp"
 #include "treefold/detail/net/comm.hpp"
 
 #include <boost/mpi/collectives/all_gather.hpp>
@@ -24,10 +26,17 @@
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 struct treefold_context_s {
     std::unique_ptr<treefold::capi::detail::context> impl;
+};
+
+struct treefold_request_s {
+    std::unique_ptr<treefold::capi::detail::pending> call;
+    bool ok = true; // false: this rank's buffers were unusable (the call still takes part)
+    const char* what_is_wrong = nullptr;
 };
 
 namespace treefold::capi::detail {
@@ -323,7 +332,7 @@ local_check check_arguments(MPI_Datatype type, MPI_Op op, std::int64_t count)
 }
 
 std::unique_ptr<context> make_any_context(const boost::mpi::communicator& comm, layout::block_layout layout,
-                                          agreed_arguments args, MPI_Op op, MPI_Datatype type)
+                                          agreed_arguments args, MPI_Op op, MPI_Datatype type, std::uint64_t width)
 {
     if (layout.size() == 0) {
         throw api_error(MPI_ERR_COUNT, "treefold: N = 0 values in total: there is no result (no identity is invented)");
@@ -331,7 +340,8 @@ std::unique_ptr<context> make_any_context(const boost::mpi::communicator& comm, 
     switch (args.type) {
 #define TREEFOLD_CAPI_CASE(e, T)                                                                     \
     case element::e:                                                                                 \
-        return make_context<T>(comm, std::move(layout), args.op, op, type);
+        return width == 0 ? make_context<T>(comm, std::move(layout), args.op, op, type)              \
+                          : make_row_context<T>(comm, std::move(layout), width, args.op, op, type);
         TREEFOLD_CAPI_ELEMENTS(TREEFOLD_CAPI_CASE)
 #undef TREEFOLD_CAPI_CASE
     case element::none:
@@ -342,8 +352,9 @@ std::unique_ptr<context> make_any_context(const boost::mpi::communicator& comm, 
 
 namespace {
 
+/// `width` > 0: an element-wise context of rows of `width` values (0: one value per index).
 int create(MPI_Comm comm, const std::int64_t* start, std::int64_t count, MPI_Datatype type, MPI_Op op,
-           treefold_context* out)
+           treefold_context* out, MPI_Info info = MPI_INFO_NULL, std::int64_t width = 0)
 {
     if (out != nullptr) {
         *out = nullptr;
@@ -362,12 +373,28 @@ int create(MPI_Comm comm, const std::int64_t* start, std::int64_t count, MPI_Dat
             mine.error_class = MPI_ERR_ARG;
             mine.message = "treefold: the context pointer is NULL";
         }
+        const context_options options = read_options(info, mine);
+        if (width < 0 && mine.error_class == MPI_SUCCESS) {
+            mine.error_class = MPI_ERR_COUNT;
+            mine.message = "treefold: the row width k must be positive";
+        }
+        if (width != 0 && (options.threads > 1 || !options.exchange.empty()) && mine.error_class == MPI_SUCCESS) {
+            mine.error_class = MPI_ERR_INFO_VALUE;
+            mine.message = "treefold: an element-wise context takes no exchange or threads option (it runs the "
+                           "direct exchange on one thread)";
+        }
         const agreed_arguments args = agree(net::private_communicator(c), mine);
         const auto n = static_cast<std::uint64_t>(count);
         layout::block_layout layout = start != nullptr ? layout_from_block(c, static_cast<std::uint64_t>(*start), n)
                                                        : layout_from_local_size(c, n);
         auto ctx = std::make_unique<treefold_context_s>();
-        ctx->impl = make_any_context(c, std::move(layout), args, op, type);
+        {
+            const exchange::detail::forced_choice_scope exchange_option(options.exchange);
+            ctx->impl = make_any_context(c, std::move(layout), args, op, type, static_cast<std::uint64_t>(width));
+        }
+        if (options.threads > 1) {
+            ctx->impl->set_threads(options.threads);
+        }
         *out = ctx.release();
         return succeed();
     } catch (...) {
@@ -388,9 +415,6 @@ struct one_call_plan final : net::cached_plan {
 /// or nullptr when they are usable.
 const char* buffer_problem(const void* sendbuf, const void* recvbuf, std::int64_t count)
 {
-    if (sendbuf == MPI_IN_PLACE) {
-        return "treefold: MPI_IN_PLACE is not accepted (the input and the result differ in size)";
-    }
     if (sendbuf == nullptr && count > 0) {
         return "treefold: NULL sendbuf with a positive count";
     }
@@ -405,6 +429,9 @@ int one_call_allreduce(const void* sendbuf, void* recvbuf, std::int64_t count, M
 {
     if (const int rc = check_comm(comm); rc != MPI_SUCCESS) {
         return rc;
+    }
+    if (sendbuf == MPI_IN_PLACE) { // the values are in recvbuf; the result overwrites its first
+        sendbuf = recvbuf;
     }
     try {
         const boost::mpi::communicator c(comm, boost::mpi::comm_attach);
@@ -446,6 +473,47 @@ int one_call_allreduce(const void* sendbuf, void* recvbuf, std::int64_t count, M
     }
 }
 
+/// The one-call reduce to a root: plans on every call (the agreement, then the layout's
+/// all-gather), so every argument error is an error on every rank; MPI_IN_PLACE on the root.
+int one_call_reduce(const void* sendbuf, void* recvbuf, std::int64_t count, MPI_Datatype type, MPI_Op op, int root,
+                    MPI_Comm comm)
+{
+    if (const int rc = check_comm(comm); rc != MPI_SUCCESS) {
+        return rc;
+    }
+    try {
+        const boost::mpi::communicator c(comm, boost::mpi::comm_attach);
+        const bool on_root = c.rank() == root;
+        if (sendbuf == MPI_IN_PLACE && on_root) {
+            sendbuf = recvbuf;
+        }
+        local_check mine = check_arguments(type, op, count);
+        auto bad = [&mine](int cls, std::string why) {
+            if (mine.error_class == MPI_SUCCESS) {
+                mine.error_class = cls;
+                mine.message = std::move(why);
+            }
+        };
+        if (root < 0 || root >= c.size()) {
+            bad(MPI_ERR_ROOT, "treefold: reduce root " + std::to_string(root) +
+                                  " is not a rank of a communicator of size " + std::to_string(c.size()));
+        } else if (sendbuf == MPI_IN_PLACE) {
+            bad(MPI_ERR_BUFFER, "treefold: MPI_IN_PLACE off the root");
+        } else if (sendbuf == nullptr && count > 0) {
+            bad(MPI_ERR_BUFFER, "treefold: NULL sendbuf with a positive count");
+        } else if (recvbuf == nullptr && on_root) {
+            bad(MPI_ERR_BUFFER, "treefold: NULL recvbuf on the root");
+        }
+        const agreed_arguments args = agree(net::private_communicator(c), mine);
+        const auto ctx =
+            make_any_context(c, layout_from_local_size(c, static_cast<std::uint64_t>(count)), args, op, type);
+        ctx->reduce(sendbuf, true, on_root ? recvbuf : nullptr, root);
+        return succeed();
+    } catch (...) {
+        return fail_current_exception(false);
+    }
+}
+
 } // namespace
 
 } // namespace treefold::capi::detail
@@ -464,6 +532,129 @@ int treefold_context_create_block(MPI_Comm comm, int64_t global_start, int64_t l
                                   MPI_Op op, treefold_context* ctx)
 {
     return create(comm, &global_start, local_count, datatype, op, ctx);
+}
+
+int treefold_context_create_info(MPI_Comm comm, int64_t global_start, int64_t local_count, MPI_Datatype datatype,
+                                 MPI_Op op, MPI_Info info, treefold_context* ctx)
+{
+    return create(comm, global_start == TREEFOLD_RANK_ORDER ? nullptr : &global_start, local_count, datatype, op, ctx,
+                  info);
+}
+
+namespace {
+
+/// treefold_iallreduce_ctx (root -1) and treefold_ireduce_ctx.
+int start_call(treefold_context ctx, const void* local, void* result, int root, treefold_request* request)
+{
+    if (request == nullptr) {
+        return fail(MPI_ERR_ARG, "treefold: NULL pointer to a request");
+    }
+    *request = nullptr;
+    if (ctx == nullptr) {
+        return fail(MPI_ERR_ARG, "treefold: NULL context");
+    }
+    context& c = *ctx->impl;
+    if (c.width != 1) {
+        return fail(MPI_ERR_ARG, "treefold: nonblocking calls take a context of one value per index, not rows");
+    }
+    if (root != -1 && (root < 0 || root >= c.size)) {
+        return fail(MPI_ERR_ROOT, "treefold: reduce root " + std::to_string(root) +
+                                      " is not a rank of a communicator of size " + std::to_string(c.size));
+    }
+    auto started = std::make_unique<treefold_request_s>();
+    started->ok = (local != nullptr || c.local_count == 0) && (result != nullptr || (root >= 0 && c.rank != root));
+    started->what_is_wrong = root < 0 ? "treefold: this rank passed a NULL local or result buffer"
+                                      : "treefold: this rank passed a NULL local buffer (or a NULL result on the root)";
+    try {
+        started->call = c.start(local, started->ok, result, root);
+    } catch (...) {
+        return fail_current_exception(true);
+    }
+    *request = started.release();
+    return succeed();
+}
+
+} // namespace
+
+int treefold_iallreduce_ctx(treefold_context ctx, const void* local, void* result, treefold_request* request)
+{
+    return start_call(ctx, local, result, -1, request);
+}
+
+int treefold_ireduce_ctx(treefold_context ctx, const void* local, void* result, int root, treefold_request* request)
+{
+    return start_call(ctx, local, result, root, request);
+}
+
+int treefold_wait(treefold_request* request)
+{
+    if (request == nullptr) {
+        return fail(MPI_ERR_ARG, "treefold: NULL pointer to a request");
+    }
+    if (*request == nullptr) {
+        return succeed();
+    }
+    const std::unique_ptr<treefold_request_s> done(std::exchange(*request, nullptr));
+    return run_call(done->ok, done->what_is_wrong, [&] { done->call->finish(); });
+}
+
+int treefold_test(treefold_request* request, int* flag)
+{
+    if (request == nullptr || flag == nullptr) {
+        return fail(MPI_ERR_ARG, "treefold: NULL pointer to a request or flag");
+    }
+    *flag = 0;
+    if (*request != nullptr) {
+        try {
+            if (!(*request)->call->test()) {
+                return succeed();
+            }
+        } catch (...) {
+            // A failing test completes the call: wait() reports its error.
+        }
+    }
+    *flag = 1;
+    return treefold_wait(request);
+}
+
+int treefold_context_create_rows(MPI_Comm comm, int64_t global_start, int64_t local_count, int64_t k,
+                                 MPI_Datatype datatype, MPI_Op op, MPI_Info info, treefold_context* ctx)
+{
+    // k = 0 would mean a scalar context to create(): refuse it as a width (on every rank).
+    return create(comm, global_start == TREEFOLD_RANK_ORDER ? nullptr : &global_start, local_count, datatype, op, ctx,
+                  info, k == 0 ? -1 : k);
+}
+
+int64_t treefold_context_width(treefold_context ctx)
+{
+    return ctx == nullptr ? -1 : static_cast<int64_t>(ctx->impl->width);
+}
+
+const char* treefold_context_exchange(treefold_context ctx)
+{
+    return ctx == nullptr ? nullptr : ctx->impl->exchange.c_str();
+}
+
+int treefold_context_threads(treefold_context ctx)
+{
+    return ctx == nullptr ? -1 : static_cast<int>(ctx->impl->threads());
+}
+
+int treefold_context_last_counters(treefold_context ctx, int64_t* messages, int64_t* bytes, int64_t* collectives,
+                                   int64_t* collective_bytes)
+{
+    if (ctx == nullptr) {
+        return fail(MPI_ERR_ARG, "treefold: NULL context");
+    }
+    const treefold::net::counters count = ctx->impl->last_counters();
+    for (auto [to, value] : {std::pair{messages, count.messages}, std::pair{bytes, count.bytes},
+                             std::pair{collectives, count.collectives},
+                             std::pair{collective_bytes, count.collective_bytes}}) {
+        if (to != nullptr) {
+            *to = static_cast<int64_t>(value);
+        }
+    }
+    return succeed();
 }
 
 int treefold_allreduce_ctx(treefold_context ctx, const void* local, void* result)
@@ -537,6 +728,18 @@ int treefold_allreduce_c(const void* sendbuf, void* recvbuf, int64_t local_count
                          MPI_Comm comm)
 {
     return one_call_allreduce(sendbuf, recvbuf, local_count, datatype, op, comm);
+}
+
+int treefold_reduce(const void* sendbuf, void* recvbuf, int local_count, MPI_Datatype datatype, MPI_Op op, int root,
+                    MPI_Comm comm)
+{
+    return one_call_reduce(sendbuf, recvbuf, local_count, datatype, op, root, comm);
+}
+
+int treefold_reduce_c(const void* sendbuf, void* recvbuf, int64_t local_count, MPI_Datatype datatype, MPI_Op op,
+                      int root, MPI_Comm comm)
+{
+    return one_call_reduce(sendbuf, recvbuf, local_count, datatype, op, root, comm);
 }
 
 const char* treefold_last_error(void) { return last_message.c_str(); }

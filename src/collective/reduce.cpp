@@ -261,20 +261,30 @@ extern "C" {
 
 // One rooted and one all-ranks entry point per shape.
 #define TREEFOLD_C_ENTRIES(SHAPE)                                                                              \
-    int treefold_reduce_##SHAPE(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, \
-                                int root, MPI_Comm comm)                                                       \
+    int treefold_rank_ordered_reduce_##SHAPE(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, \
+                                             MPI_Op op, int root, MPI_Comm comm)                               \
     {                                                                                                          \
         static constexpr treefold::collective::shape_ops shape =                                               \
             treefold::collective::ops_of<treefold::topology::SHAPE>();                                         \
         return treefold::collective::reduce_along(shape, sendbuf, recvbuf, count, datatype, op, root, comm,    \
                                                   false);                                                      \
     }                                                                                                          \
-    int treefold_allreduce_##SHAPE(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,       \
-                                   MPI_Op op, MPI_Comm comm)                                                   \
+    int treefold_rank_ordered_allreduce_##SHAPE(const void* sendbuf, void* recvbuf, int count,                 \
+                                                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)               \
     {                                                                                                          \
         static constexpr treefold::collective::shape_ops shape =                                               \
             treefold::collective::ops_of<treefold::topology::SHAPE>();                                         \
         return treefold::collective::reduce_along(shape, sendbuf, recvbuf, count, datatype, op, 0, comm, true); \
+    }                                                                                                          \
+    int treefold_reduce_##SHAPE(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, \
+                                int root, MPI_Comm comm)                                                       \
+    {                                                                                                          \
+        return treefold_rank_ordered_reduce_##SHAPE(sendbuf, recvbuf, count, datatype, op, root, comm);        \
+    }                                                                                                          \
+    int treefold_allreduce_##SHAPE(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,       \
+                                   MPI_Op op, MPI_Comm comm)                                                   \
+    {                                                                                                          \
+        return treefold_rank_ordered_allreduce_##SHAPE(sendbuf, recvbuf, count, datatype, op, comm);           \
     }
 
 TREEFOLD_C_ENTRIES(binomial)
@@ -285,7 +295,7 @@ TREEFOLD_C_ENTRIES(truncated_fibonacci)
 TREEFOLD_C_ENTRIES(truncated_binary)
 #undef TREEFOLD_C_ENTRIES
 
-void treefold_reduce_last_counters(treefold_reduce_counters* out)
+void treefold_rank_ordered_last_counters(treefold_rank_ordered_counters* out)
 {
     if (out == nullptr) {
         return;
@@ -297,5 +307,7 @@ void treefold_reduce_last_counters(treefold_reduce_counters* out)
     out->rounds = c.rounds;
     out->depth = c.depth;
 }
+
+void treefold_reduce_last_counters(treefold_rank_ordered_counters* out) { treefold_rank_ordered_last_counters(out); }
 
 } // extern "C"

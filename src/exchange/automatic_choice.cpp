@@ -36,10 +36,18 @@ int index_of(std::span<const std::string_view> names, std::string_view name)
     return at == names.end() ? -1 : static_cast<int>(at - names.begin());
 }
 
+thread_local std::string_view scoped_choice; // set by forced_choice_scope
+
 } // namespace
+
+forced_choice_scope::forced_choice_scope(std::string_view name) { scoped_choice = name; }
+forced_choice_scope::~forced_choice_scope() { scoped_choice = {}; }
 
 int forced_candidate(std::span<const std::string_view> names)
 {
+    if (!scoped_choice.empty()) {
+        return index_of(names, scoped_choice) < 0 ? -2 : index_of(names, scoped_choice);
+    }
     const char* e = std::getenv("TREEFOLD_EXCHANGE");
     if (e == nullptr || *e == '\0') {
         return -1;

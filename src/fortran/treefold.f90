@@ -4,23 +4,28 @@
 !> treefold::reducer for every process count); errors come back in ierr as MPI error classes
 !> on every rank (without ierr, an error stops the program with the message).
 !>
-!>   call treefold_allreduce(local, result, comm [, ierr] [, op=])   ! real64, real32, int64
+!>   call treefold_allreduce(local, result, comm [, ierr] [, op=])   ! real64, real32, int64, int32
+!>   call treefold_reduce(local, result, root, comm [, ierr] [, op=])  ! result on root only
 !>   call treefold_context_create(comm, local_count, datatype, op, ctx [, ierr] [, global_start=])
+!>   call treefold_context_create_rows(comm, local_count, k, datatype, op, ctx [, ierr] [, global_start=])
 !>   call treefold_allreduce_ctx(ctx, local, result [, ierr])
 !>   call treefold_reduce_ctx(ctx, local, result, root [, ierr])
+!>   call treefold_allreduce_rows(ctx, local, result [, ierr])          ! result(k)
+!>   call treefold_reduce_rows(ctx, local, result, root [, ierr])
 !>   call treefold_context_destroy(ctx [, ierr])
 !>   msg = treefold_error_message()
 module treefold
   use, intrinsic :: iso_c_binding, only: c_int, c_int64_t, c_ptr, c_null_ptr, c_char, c_size_t, c_f_pointer, &
                                          c_associated
-  use, intrinsic :: iso_fortran_env, only: real64, real32, int64
+  use, intrinsic :: iso_fortran_env, only: real64, real32, int64, int32
   use mpi_f08, only: MPI_Comm, MPI_Datatype, MPI_Op, MPI_SUCCESS, MPI_SUM, MPI_DOUBLE_PRECISION, MPI_REAL, &
-                     MPI_INTEGER8
+                     MPI_INTEGER8, MPI_INTEGER4
   implicit none
   private
 
   public :: treefold_context, treefold_allreduce, treefold_context_create, treefold_allreduce_ctx, &
-            treefold_reduce_ctx, treefold_context_destroy, treefold_context_local_count, treefold_error_message
+            treefold_reduce_ctx, treefold_context_destroy, treefold_context_local_count, treefold_error_message, &
+            treefold_context_create_rows, treefold_allreduce_rows, treefold_reduce_rows, treefold_reduce
 
   !> A planned reduction (treefold_context in C).
   type :: treefold_context
@@ -29,8 +34,13 @@ module treefold
 
   !> The one-call reduction of local (rank order) into result on every rank.
   interface treefold_allreduce
-    module procedure allreduce_real64, allreduce_real32, allreduce_int64
+    module procedure allreduce_real64, allreduce_real32, allreduce_int64, allreduce_int32
   end interface treefold_allreduce
+
+  !> The one-call reduction of local (rank order) into result on rank `root` only.
+  interface treefold_reduce
+    module procedure reduce_real64, reduce_real32, reduce_int64, reduce_int32
+  end interface treefold_reduce
 
   interface
     integer(c_int) function c_allreduce(sendbuf, recvbuf, count, datatype, op, comm) &
@@ -42,6 +52,15 @@ module treefold
       integer(c_int), value :: datatype, op, comm
     end function c_allreduce
 
+    integer(c_int) function c_reduce(sendbuf, recvbuf, count, datatype, op, root, comm) &
+        bind(C, name='treefold_f_reduce')
+      import :: c_int, c_int64_t
+      type(*), dimension(*), intent(in) :: sendbuf
+      type(*), intent(inout) :: recvbuf
+      integer(c_int64_t), value :: count
+      integer(c_int), value :: datatype, op, root, comm
+    end function c_reduce
+
     integer(c_int) function c_context_create(comm, has_start, start, count, datatype, op, ctx) &
         bind(C, name='treefold_f_context_create')
       import :: c_int, c_int64_t, c_ptr
@@ -49,6 +68,30 @@ module treefold
       integer(c_int64_t), value :: start, count
       type(c_ptr), intent(out) :: ctx
     end function c_context_create
+
+    integer(c_int) function c_context_create_rows(comm, has_start, start, count, k, datatype, op, ctx) &
+        bind(C, name='treefold_f_context_create_rows')
+      import :: c_int, c_int64_t, c_ptr
+      integer(c_int), value :: comm, has_start, datatype, op
+      integer(c_int64_t), value :: start, count, k
+      type(c_ptr), intent(out) :: ctx
+    end function c_context_create_rows
+
+    ! The row forms: the same C functions, with k results.
+    integer(c_int) function c_allreduce_rows(ctx, local, result) bind(C, name='treefold_allreduce_ctx')
+      import :: c_int, c_ptr
+      type(c_ptr), value :: ctx
+      type(*), dimension(*), intent(in) :: local
+      type(*), dimension(*), intent(inout) :: result
+    end function c_allreduce_rows
+
+    integer(c_int) function c_reduce_rows(ctx, local, result, root) bind(C, name='treefold_reduce_ctx')
+      import :: c_int, c_ptr
+      type(c_ptr), value :: ctx
+      type(*), dimension(*), intent(in) :: local
+      type(*), dimension(*), intent(inout) :: result
+      integer(c_int), value :: root
+    end function c_reduce_rows
 
     integer(c_int) function c_allreduce_ctx(ctx, local, result) bind(C, name='treefold_allreduce_ctx')
       import :: c_int, c_ptr
@@ -111,7 +154,7 @@ contains
     if (present(ierr)) then
       ierr = rc
     else if (rc /= MPI_SUCCESS) then
-      error stop 'treefold: '//treefold_error_message()
+      error stop treefold_error_message() ! the message starts with "treefold: "
     end if
   end subroutine finish
 
@@ -154,6 +197,99 @@ contains
     call finish(c_allreduce(local, result, size(local, kind=int64), MPI_INTEGER8%MPI_VAL, op_handle(op), &
                             comm%MPI_VAL), ierr)
   end subroutine allreduce_int64
+
+  subroutine allreduce_int32(local, result, comm, ierr, op)
+    integer(int32), intent(in) :: local(:)
+    integer(int32), intent(inout) :: result
+    type(MPI_Comm), intent(in) :: comm
+    integer, intent(out), optional :: ierr
+    type(MPI_Op), intent(in), optional :: op
+    call finish(c_allreduce(local, result, size(local, kind=int64), MPI_INTEGER4%MPI_VAL, op_handle(op), &
+                            comm%MPI_VAL), ierr)
+  end subroutine allreduce_int32
+
+  ! The rooted forms, one per kind as for treefold_allreduce (C's treefold_reduce_c: it plans
+  ! on every call, so every argument error is returned on every rank).
+  subroutine reduce_real64(local, result, root, comm, ierr, op)
+    real(real64), intent(in) :: local(:)
+    real(real64), intent(inout) :: result
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    integer, intent(out), optional :: ierr
+    type(MPI_Op), intent(in), optional :: op
+    call finish(c_reduce(local, result, size(local, kind=int64), MPI_DOUBLE_PRECISION%MPI_VAL, op_handle(op), &
+                         int(root, c_int), comm%MPI_VAL), ierr)
+  end subroutine reduce_real64
+
+  subroutine reduce_real32(local, result, root, comm, ierr, op)
+    real(real32), intent(in) :: local(:)
+    real(real32), intent(inout) :: result
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    integer, intent(out), optional :: ierr
+    type(MPI_Op), intent(in), optional :: op
+    call finish(c_reduce(local, result, size(local, kind=int64), MPI_REAL%MPI_VAL, op_handle(op), int(root, c_int), &
+                         comm%MPI_VAL), ierr)
+  end subroutine reduce_real32
+
+  subroutine reduce_int64(local, result, root, comm, ierr, op)
+    integer(int64), intent(in) :: local(:)
+    integer(int64), intent(inout) :: result
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    integer, intent(out), optional :: ierr
+    type(MPI_Op), intent(in), optional :: op
+    call finish(c_reduce(local, result, size(local, kind=int64), MPI_INTEGER8%MPI_VAL, op_handle(op), &
+                         int(root, c_int), comm%MPI_VAL), ierr)
+  end subroutine reduce_int64
+
+  subroutine reduce_int32(local, result, root, comm, ierr, op)
+    integer(int32), intent(in) :: local(:)
+    integer(int32), intent(inout) :: result
+    integer, intent(in) :: root
+    type(MPI_Comm), intent(in) :: comm
+    integer, intent(out), optional :: ierr
+    type(MPI_Op), intent(in), optional :: op
+    call finish(c_reduce(local, result, size(local, kind=int64), MPI_INTEGER4%MPI_VAL, op_handle(op), &
+                         int(root, c_int), comm%MPI_VAL), ierr)
+  end subroutine reduce_int32
+
+  !> Plans an element-wise reduction: each global index holds a row of k values of
+  !> `datatype` (this rank: local_count rows, local(1:k) the first); column c of the result is
+  !> the reduction of column c over all indices (C's treefold_context_create_rows). Collective.
+  subroutine treefold_context_create_rows(comm, local_count, k, datatype, op, ctx, ierr, global_start)
+    type(MPI_Comm), intent(in) :: comm
+    integer(int64), intent(in) :: local_count, k
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    type(treefold_context), intent(out) :: ctx
+    integer, intent(out), optional :: ierr
+    integer(int64), intent(in), optional :: global_start
+    integer(c_int64_t) :: start
+    start = -1 ! TREEFOLD_RANK_ORDER
+    if (present(global_start)) start = global_start
+    call finish(c_context_create_rows(comm%MPI_VAL, merge(1_c_int, 0_c_int, present(global_start)), start, &
+                                      local_count, k, datatype%MPI_VAL, op%MPI_VAL, ctx%handle), ierr)
+  end subroutine treefold_context_create_rows
+
+  !> A row context's k column results into result(1:k) on every rank. Collective.
+  subroutine treefold_allreduce_rows(ctx, local, result, ierr)
+    type(treefold_context), intent(in) :: ctx
+    type(*), intent(in) :: local(*)
+    type(*), intent(inout) :: result(*)
+    integer, intent(out), optional :: ierr
+    call finish(c_allreduce_rows(ctx%handle, local, result), ierr)
+  end subroutine treefold_allreduce_rows
+
+  !> As treefold_allreduce_rows, result set on `root` only. Collective.
+  subroutine treefold_reduce_rows(ctx, local, result, root, ierr)
+    type(treefold_context), intent(in) :: ctx
+    type(*), intent(in) :: local(*)
+    type(*), intent(inout) :: result(*)
+    integer, intent(in) :: root
+    integer, intent(out), optional :: ierr
+    call finish(c_reduce_rows(ctx%handle, local, result, int(root, c_int)), ierr)
+  end subroutine treefold_reduce_rows
 
   !> Plans a reduction of local_count values of `datatype` per rank (blocks in rank order, or
   !> this rank's block at global_start, counted from 0). Collective.

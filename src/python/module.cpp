@@ -90,6 +90,27 @@ MPI_Op op_of(const std::string& name)
     return MPI_OP_NULL;
 }
 
+/// The MPI_Op of a numeric op: a name ("sum", ...) or one of mpi4py's predefined operations
+/// MPI.SUM, MPI.PROD, MPI.MIN, MPI.MAX (MPI_OP_NULL for another name or mpi4py Op: MPI_ERR_OP
+/// on every rank); nullopt for any other object (a Python callable, for object arrays).
+/// mpi4py Ops are callable too, hence this check comes first.
+std::optional<MPI_Op> numeric_op(const py::object& op)
+{
+    if (py::isinstance<py::str>(op)) {
+        return op_of(op.cast<std::string>());
+    }
+    if (PyObject_TypeCheck(op.ptr(), &PyMPIOp_Type) != 0) {
+        const MPI_Op handle = *PyMPIOp_Get(op.ptr());
+        for (MPI_Op predefined : {MPI_SUM, MPI_PROD, MPI_MIN, MPI_MAX}) {
+            if (handle == predefined) {
+                return handle;
+            }
+        }
+        return MPI_OP_NULL; // a user-created mpi4py Op would call back into Python without the GIL
+    }
+    return std::nullopt;
+}
+
 /// Raises the Python exception for a C API error class: TypeError for a datatype,
 /// ValueError for arguments, RuntimeError for the rest. `local` is this rank's own reason,
 /// when it knows one better than the C API's message.
@@ -173,6 +194,38 @@ struct callable {
 
 using object_reducer = reducer<value, callable, kernel::scalar, exchange::tree<>>;
 
+/// Runs an object reducer's call. A Python exception raised by the callable on another rank
+/// arrives as a remote_failure naming pybind11's wrapper, whose text is "Type: message":
+/// raise the original type again where it is a builtin exception (KeyError, ValueError, ...),
+/// else RuntimeError, with the text and the rank it came from.
+template <class F>
+auto raising_remote_python_errors(F&& call)
+{
+    try {
+        return call();
+    } catch (const remote_failure& e) {
+        // (The type name arrives truncated from the left: "..d11::error_already_set".)
+        if (e.info.what != failure::code::op_threw || !e.info.type.ends_with("error_already_set")) {
+            throw;
+        }
+        std::string text = e.info.text;
+        text = text.substr(0, text.find("\n\nAt:")); // without pybind11's traceback
+        const std::size_t colon = text.find(": ");
+        const std::string name = text.substr(0, colon);
+        const std::string rest = colon == std::string::npos ? std::string() : text.substr(colon + 2);
+        const std::string where = " (raised by the op on rank " + std::to_string(e.info.rank) + ")";
+        const py::object builtins = py::module_::import("builtins");
+        if (py::hasattr(builtins, name.c_str())) {
+            const py::object type = builtins.attr(name.c_str());
+            if (PyExceptionClass_Check(type.ptr()) != 0) {
+                PyErr_SetString(type.ptr(), (rest + where).c_str());
+                throw py::error_already_set();
+            }
+        }
+        throw std::runtime_error(text + where);
+    }
+}
+
 /// The agreement every call starts with (the C API's own, on the same communicator), for an
 /// object array: element::none, which no numeric call passes, so mixing object and numeric
 /// arrays across ranks is an error everywhere.
@@ -214,10 +267,106 @@ py::object allreduce_objects(MPI_Comm c, const py::array& a, const py::object& o
     callable fn;
     *fn.fn = op;
     object_reducer r(comm, layout_from_local_size(comm, static_cast<std::uint64_t>(a.size())), fn);
-    return r.all_reduce(values_of(a)).obj;
+    return raising_remote_python_errors([&] { return r.all_reduce(values_of(a)).obj; });
 }
 
 // ---- Reducer -----------------------------------------------------------------------------
+
+/// treefold.Request: a Reducer's nonblocking call (treefold_iallreduce_ctx / _ireduce_ctx).
+/// It keeps the Reducer and the array alive until the call completes.
+class py_request {
+public:
+    py_request(py::object owner, py::array keep, py::dtype dtype, int root, int rank, std::string problem,
+               bool empty_rank)
+        : owner_(std::move(owner)), keep_(std::move(keep)), dtype_(std::move(dtype)),
+          result_(static_cast<std::size_t>(dtype_.itemsize())), root_(root), rank_(rank),
+          problem_(std::move(problem)), empty_rank_(empty_rank)
+    {
+    }
+    py_request(const py_request&) = delete;
+    py_request& operator=(const py_request&) = delete;
+    ~py_request()
+    {
+        int finalized = 0;
+        MPI_Finalized(&finalized);
+        if (request_ != nullptr && finalized == 0) {
+            py::gil_scoped_release unlocked;
+            treefold_wait(&request_); // an unfinished call completes; its result is dropped
+        }
+    }
+
+    /// Starts the call on `ctx` with this request's result buffer.
+    void start(treefold_context ctx, const void* data)
+    {
+        const int rc = root_ < 0 ? treefold_iallreduce_ctx(ctx, data, result_.data(), &request_)
+                                 : treefold_ireduce_ctx(ctx, data, result_.data(), root_, &request_);
+        if (rc != MPI_SUCCESS) {
+            raise(rc, "");
+        }
+    }
+
+    /// True once the call has completed (then wait() does not block).
+    bool test()
+    {
+        if (!done_) {
+            int flag = 0;
+            int rc = MPI_SUCCESS;
+            {
+                py::gil_scoped_release unlocked;
+                rc = treefold_test(&request_, &flag);
+            }
+            if (flag != 0) {
+                complete(rc);
+            }
+        }
+        return done_;
+    }
+
+    /// The result (None off the root of a reduce), or the call's error raised on every rank.
+    py::object wait()
+    {
+        if (!done_) {
+            int rc = MPI_SUCCESS;
+            {
+                py::gil_scoped_release unlocked;
+                rc = treefold_wait(&request_);
+            }
+            complete(rc);
+        }
+        if (rc_ != MPI_SUCCESS) {
+            raise(rc_, problem_.empty() ? std::string() : problem_);
+        }
+        if (root_ >= 0 && root_ != rank_) {
+            return py::none();
+        }
+        return scalar_of(dtype_, result_.data());
+    }
+
+private:
+    void complete(int rc)
+    {
+        done_ = true;
+        rc_ = rc;
+        if (!problem_.empty() && empty_rank_ && rc_ == MPI_SUCCESS) {
+            rc_ = MPI_ERR_BUFFER; // as in the blocking call: a rank without values fails alone
+        }
+        if (rc_ == MPI_ERR_BUFFER && problem_.empty()) {
+            problem_ = "treefold: another rank passed an unusable array (wrong dtype or size, or not contiguous)";
+        }
+    }
+
+    py::object owner_;
+    py::array keep_;
+    py::dtype dtype_;
+    std::vector<unsigned char> result_;
+    treefold_request request_ = nullptr;
+    int root_;
+    int rank_;
+    std::string problem_;
+    bool empty_rank_;
+    bool done_ = false;
+    int rc_ = MPI_SUCCESS;
+};
 
 /// treefold.Reducer: a planned reduction (a C API context, or an object reducer).
 class py_reducer {
@@ -250,7 +399,7 @@ public:
             return;
         }
         const MPI_Datatype type = datatype_of(dtype_);
-        const MPI_Op mpi_op = py::isinstance<py::str>(op) ? op_of(op.cast<std::string>()) : MPI_OP_NULL;
+        const MPI_Op mpi_op = numeric_op(op).value_or(MPI_OP_NULL);
         treefold_context ctx = nullptr;
         const int rc = global_start
                            ? treefold_context_create_block(c, *global_start, local_count, type, mpi_op, &ctx)
@@ -263,6 +412,19 @@ public:
     }
 
     py::object allreduce(const py::array& a) { return call(a, -1); }
+
+    /// Starts allreduce (root < 0) or reduce without waiting: a treefold.Request.
+    std::unique_ptr<py_request> start(py::object self, const py::array& a, int root)
+    {
+        if (!ctx_) {
+            throw py::type_error("treefold: object Reducers have no nonblocking calls");
+        }
+        array_view v = view_of(a);
+        const std::string problem = problem_of(a, v);
+        auto request = std::make_unique<py_request>(std::move(self), a, dtype_, root, rank_, problem, local_count_ == 0);
+        request->start(ctx_.get(), v.data);
+        return request;
+    }
     py::object reduce(const py::array& a, int root) { return call(a, root); }
 
     /// The context's own buffer as a numpy array (no copy; it keeps the Reducer alive).
@@ -290,25 +452,16 @@ private:
             const bool ok = is_object(a.dtype()) && (a.flags() & py::array::c_style) != 0 &&
                             a.size() == local_count_;
             std::vector<value> xs = ok ? values_of(a) : std::vector<value>(static_cast<std::size_t>(local_count_ + 1));
-            if (root < 0) {
-                return objects_->all_reduce(xs).obj;
-            }
-            std::optional<value> v = objects_->reduce(xs, root);
-            return v ? v->obj : py::none();
+            return raising_remote_python_errors([&]() -> py::object {
+                if (root < 0) {
+                    return objects_->all_reduce(xs).obj;
+                }
+                std::optional<value> v = objects_->reduce(xs, root);
+                return v ? v->obj : py::none();
+            });
         }
         array_view v = view_of(a);
-        std::string problem = v.problem;
-        if (problem.empty() && v.type != datatype_of(dtype_)) {
-            problem = "treefold: the array's dtype is " + py::str(a.dtype()).cast<std::string>() +
-                      " but the Reducer's is " + py::str(dtype_).cast<std::string>();
-        }
-        if (problem.empty() && v.count != local_count_) {
-            problem = "treefold: the array holds " + std::to_string(v.count) + " values but this rank's block holds " +
-                      std::to_string(local_count_);
-        }
-        if (!problem.empty()) {
-            v.data = nullptr; // takes part, and makes the call fail on every rank
-        }
+        std::string problem = problem_of(a, v);
         std::vector<unsigned char> result(static_cast<std::size_t>(dtype_.itemsize()));
         int rc = MPI_SUCCESS;
         {
@@ -331,6 +484,25 @@ private:
         return scalar_of(dtype_, result.data());
     }
 
+    /// What is wrong with `a` for this Reducer ("" when nothing); when something is, v.data is
+    /// set to NULL, so the call takes part and fails on every rank.
+    std::string problem_of(const py::array& a, array_view& v)
+    {
+        std::string problem = v.problem;
+        if (problem.empty() && v.type != datatype_of(dtype_)) {
+            problem = "treefold: the array's dtype is " + py::str(a.dtype()).cast<std::string>() +
+                      " but the Reducer's is " + py::str(dtype_).cast<std::string>();
+        }
+        if (problem.empty() && v.count != local_count_) {
+            problem = "treefold: the array holds " + std::to_string(v.count) + " values but this rank's block holds " +
+                      std::to_string(local_count_);
+        }
+        if (!problem.empty()) {
+            v.data = nullptr;
+        }
+        return problem;
+    }
+
     struct destroy {
         void operator()(treefold_context ctx) const
         {
@@ -350,18 +522,83 @@ private:
     int rank_ = 0;
 };
 
+/// A 2-D array's call: one row per global index (rows in rank order), each of its k columns
+/// reduced over the global index (a C row context, planned for this call); root < 0: on
+/// every rank. A 1-D array of k values (None off the root).
+py::object rows_call(MPI_Comm c, const py::array& a, MPI_Op op, int root)
+{
+    const array_view v = view_of(a);
+    treefold_context ctx = nullptr;
+    int rc = treefold_context_create_rows(c, TREEFOLD_RANK_ORDER, a.shape(0), a.shape(1), v.type, op, MPI_INFO_NULL,
+                                          &ctx);
+    if (rc != MPI_SUCCESS) {
+        raise(rc, v.problem);
+    }
+    int rank = 0;
+    MPI_Comm_rank(c, &rank);
+    py::array out(a.dtype(), std::vector<py::ssize_t>{a.shape(1)});
+    void* result = root < 0 || root == rank ? out.mutable_data() : nullptr;
+    {
+        py::gil_scoped_release unlocked;
+        rc = root < 0 ? treefold_allreduce_ctx(ctx, v.data, result) : treefold_reduce_ctx(ctx, v.data, result, root);
+        treefold_context_destroy(&ctx);
+    }
+    if (rc != MPI_SUCCESS) {
+        raise(rc, v.problem);
+    }
+    return result == nullptr ? py::object(py::none()) : py::object(out);
+}
+
+/// treefold.reduce: as allreduce, the result on `root` only (None elsewhere).
+py::object reduce(const py::object& comm, const py::array& a, int root, const py::object& op)
+{
+    const MPI_Comm c = comm_of(comm);
+    const std::optional<MPI_Op> mpi_op = numeric_op(op);
+    if (!mpi_op) {
+        const boost::mpi::communicator bc(c, boost::mpi::comm_attach);
+        agree_object(bc, a, op);
+        callable fn;
+        *fn.fn = op;
+        object_reducer r(bc, layout_from_local_size(bc, static_cast<std::uint64_t>(a.size())), fn);
+        return raising_remote_python_errors([&]() -> py::object {
+            std::optional<value> v = r.reduce(values_of(a), root);
+            return v ? v->obj : py::none();
+        });
+    }
+    if (a.ndim() == 2) {
+        return rows_call(c, a, *mpi_op, root);
+    }
+    const array_view v = view_of(a);
+    std::vector<unsigned char> result(16);
+    int rank = 0;
+    MPI_Comm_rank(c, &rank);
+    int rc = MPI_SUCCESS;
+    {
+        py::gil_scoped_release unlocked;
+        rc = treefold_reduce_c(v.data, result.data(), v.count, v.type, *mpi_op, root, c);
+    }
+    if (rc != MPI_SUCCESS) {
+        raise(rc, v.problem);
+    }
+    return rank == root ? scalar_of(a.dtype(), result.data()) : py::object(py::none());
+}
+
 py::object allreduce(const py::object& comm, const py::array& a, const py::object& op)
 {
     const MPI_Comm c = comm_of(comm);
-    if (!py::isinstance<py::str>(op)) {
+    const std::optional<MPI_Op> mpi_op = numeric_op(op);
+    if (!mpi_op) {
         return allreduce_objects(c, a, op);
+    }
+    if (a.ndim() == 2) {
+        return rows_call(c, a, *mpi_op, -1);
     }
     const array_view v = view_of(a);
     std::vector<unsigned char> result(16);
     int rc = MPI_SUCCESS;
     {
         py::gil_scoped_release unlocked;
-        rc = treefold_allreduce_c(v.data, result.data(), v.count, v.type, op_of(op.cast<std::string>()), c);
+        rc = treefold_allreduce_c(v.data, result.data(), v.count, v.type, *mpi_op, c);
     }
     if (rc != MPI_SUCCESS) {
         raise(rc, v.problem);
@@ -390,11 +627,23 @@ Collective over the mpi4py communicator; an error on any rank raises on every ra
           R"(The reduction of every rank's array (concatenated in rank order) on every rank.
 
 array: a C-contiguous numpy array of float64, float32, int32, int64 or complex128 (read in
-place, never copied); op: "sum", "prod", "min" or "max". With dtype=object and a callable
+place, never copied); op: "sum", "prod", "min" or "max", or mpi4py's MPI.SUM, MPI.PROD,
+MPI.MIN, MPI.MAX. A 2-D array (n_rows, k) is element-wise: one row per global index, and the
+result is the k column reductions (a 1-D array). With dtype=object and a callable
 op(left, right) (left covers the lower indices) the values travel pickled and the callable
 runs with the GIL held: a slow path for exact or custom arithmetic (fractions, strings). A
 value pickle refuses, or a callable that raises, on one rank raises on every rank: its own
-exception there, RuntimeError naming the rank and the message elsewhere.)");
+exception there, elsewhere the same built-in exception type (RuntimeError for other types)
+naming the rank and the message.)");
+
+    m.def("reduce", &reduce, py::arg("comm"), py::arg("array"), py::arg("root"), py::arg("op") = "sum",
+          R"(As allreduce, the result on root only (None on the other ranks); it plans on every call
+(a Reducer plans once), so every argument error, a bad root too, raises on every rank.)");
+
+    py::class_<py_request>(m, "Request", "A Reducer's nonblocking call (Reducer.iallreduce, Reducer.ireduce).")
+        .def("test", &py_request::test, "True once the call has completed (wait() then does not block).")
+        .def("wait", &py_request::wait,
+             "The result (None off the root of ireduce), or the call's error, raised on every rank.");
 
     py::class_<py_reducer>(m, "Reducer",
                            R"(A reduction planned once for this rank's local_count values of dtype,
@@ -408,6 +657,15 @@ Blocks lie in rank order unless every rank passes its global_start.)")
         .def("reduce", &py_reducer::reduce, py::arg("array"), py::arg("root"),
              "The reduction on root (None on the other ranks); an error on any rank, a root out of "
              "range included, raises on every rank.")
+        .def("iallreduce",
+             [](py::object self, const py::array& a) { return self.cast<py_reducer&>().start(self, a, -1); },
+             py::arg("array"),
+             "Starts allreduce and returns a Request at once (the array must stay unchanged until wait()).")
+        .def("ireduce",
+             [](py::object self, const py::array& a, int root) {
+                 return self.cast<py_reducer&>().start(self, a, root);
+             },
+             py::arg("array"), py::arg("root"), "Starts reduce and returns a Request at once.")
         .def("buffer", [](py::object self) { return self.cast<py_reducer&>().buffer(self); },
              "The Reducer's own array of local_count values (zero-filled; no copy).")
         .def_property_readonly("local_count", &py_reducer::local_count)

@@ -46,12 +46,12 @@ shape_entry entry(reduce_fn fn, allreduce_fn all)
 }
 
 const std::array<shape_entry, 6> shapes{
-    entry<topology::binomial>(treefold_reduce_binomial, treefold_allreduce_binomial),
-    entry<topology::fibonacci>(treefold_reduce_fibonacci, treefold_allreduce_fibonacci),
-    entry<topology::binary>(treefold_reduce_binary, treefold_allreduce_binary),
-    entry<topology::inorder>(treefold_reduce_inorder, treefold_allreduce_inorder),
-    entry<topology::truncated_fibonacci>(treefold_reduce_truncated_fibonacci, treefold_allreduce_truncated_fibonacci),
-    entry<topology::truncated_binary>(treefold_reduce_truncated_binary, treefold_allreduce_truncated_binary)};
+    entry<topology::binomial>(treefold_rank_ordered_reduce_binomial, treefold_rank_ordered_allreduce_binomial),
+    entry<topology::fibonacci>(treefold_rank_ordered_reduce_fibonacci, treefold_rank_ordered_allreduce_fibonacci),
+    entry<topology::binary>(treefold_rank_ordered_reduce_binary, treefold_rank_ordered_allreduce_binary),
+    entry<topology::inorder>(treefold_rank_ordered_reduce_inorder, treefold_rank_ordered_allreduce_inorder),
+    entry<topology::truncated_fibonacci>(treefold_rank_ordered_reduce_truncated_fibonacci, treefold_rank_ordered_allreduce_truncated_fibonacci),
+    entry<topology::truncated_binary>(treefold_rank_ordered_reduce_truncated_binary, treefold_rank_ordered_allreduce_truncated_binary)};
 
 MPI_Comm comm_world() { return static_cast<MPI_Comm>(world()); }
 
@@ -412,8 +412,8 @@ BOOST_AUTO_TEST_CASE(counters_of_the_last_call)
     for (const auto& s : shapes) {
         for (int root = 0; root < p; ++root) {
             BOOST_CHECK_EQUAL(s.fn(in.data(), out.data(), 10, MPI_DOUBLE, MPI_SUM, root, comm_world()), MPI_SUCCESS);
-            treefold_reduce_counters c{};
-            treefold_reduce_last_counters(&c);
+            treefold_rank_ordered_counters c{};
+            treefold_rank_ordered_last_counters(&c);
             const int forward = s.root(p) != root ? 1 : 0;
             const long long all = boost::mpi::all_reduce(world(), c.messages, std::plus<long long>());
             const long long all_bytes = boost::mpi::all_reduce(world(), c.bytes, std::plus<long long>());
@@ -425,9 +425,9 @@ BOOST_AUTO_TEST_CASE(counters_of_the_last_call)
         }
     }
     // Each call resets the counters.
-    treefold_reduce_binomial(nullptr, nullptr, 0, MPI_INT, MPI_SUM, 0, comm_world());
-    treefold_reduce_counters c{};
-    treefold_reduce_last_counters(&c);
+    treefold_rank_ordered_reduce_binomial(nullptr, nullptr, 0, MPI_INT, MPI_SUM, 0, comm_world());
+    treefold_rank_ordered_counters c{};
+    treefold_rank_ordered_last_counters(&c);
     BOOST_CHECK_EQUAL(c.messages, 0);
     BOOST_CHECK_EQUAL(c.total_messages, 0);
 }
@@ -455,7 +455,7 @@ BOOST_AUTO_TEST_CASE(messages_never_meet_the_callers_traffic)
     // A communicator the caller frees takes treefold's duplicate with it.
     MPI_Comm mine = MPI_COMM_NULL;
     MPI_Comm_dup(comm_world(), &mine);
-    BOOST_CHECK_EQUAL(treefold_reduce_fibonacci(in.data(), out.data(), 100, MPI_INT, MPI_SUM, 0, mine), MPI_SUCCESS);
+    BOOST_CHECK_EQUAL(treefold_rank_ordered_reduce_fibonacci(in.data(), out.data(), 100, MPI_INT, MPI_SUM, 0, mine), MPI_SUCCESS);
     BOOST_CHECK_EQUAL(MPI_Comm_free(&mine), MPI_SUCCESS);
 }
 
@@ -522,8 +522,8 @@ BOOST_AUTO_TEST_CASE(allreduce_buffer_error_reaches_every_rank)
         }
         const int rc = s.all(in.data(), out.data(), 7, MPI_INT, MPI_SUM, comm_world());
         BOOST_CHECK(all_ranks(world(), rc == MPI_SUCCESS && out == std::vector<int>(7, p)));
-        treefold_reduce_counters c{};
-        treefold_reduce_last_counters(&c);
+        treefold_rank_ordered_counters c{};
+        treefold_rank_ordered_last_counters(&c);
         BOOST_CHECK_EQUAL(c.total_messages, 2LL * (p - 1));
         BOOST_CHECK_EQUAL(boost::mpi::all_reduce(world(), c.messages, std::plus<long long>()), 2LL * (p - 1));
         int log = 0;
@@ -532,4 +532,30 @@ BOOST_AUTO_TEST_CASE(allreduce_buffer_error_reaches_every_rank)
         }
         BOOST_CHECK_EQUAL(c.rounds, s.rounds(p) + log);
     }
+}
+
+// The names before treefold_rank_ordered_ still link and are the same functions (deprecated).
+BOOST_AUTO_TEST_CASE(old_names_are_the_rank_ordered_functions)
+{
+    const int me = rank_of();
+    const double mine[3] = {0.1 * me, 1e16 * (me % 2 == 0 ? 1 : -1), 1.0 / (me + 3)};
+    double want[3] = {};
+    double got[3] = {};
+    double at_root[3] = {};
+    double want_at_root[3] = {};
+    BOOST_REQUIRE_EQUAL(treefold_rank_ordered_allreduce_fibonacci(mine, want, 3, MPI_DOUBLE, MPI_SUM, comm_world()),
+                        MPI_SUCCESS);
+    treefold_rank_ordered_reduce_inorder(mine, want_at_root, 3, MPI_DOUBLE, MPI_SUM, 0, comm_world());
+    treefold_rank_ordered_counters now{};
+    treefold_rank_ordered_last_counters(&now);
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+    BOOST_REQUIRE_EQUAL(treefold_allreduce_fibonacci(mine, got, 3, MPI_DOUBLE, MPI_SUM, comm_world()), MPI_SUCCESS);
+    treefold_reduce_inorder(mine, at_root, 3, MPI_DOUBLE, MPI_SUM, 0, comm_world());
+    treefold_reduce_counters before{};
+    treefold_reduce_last_counters(&before);
+#pragma GCC diagnostic pop
+    BOOST_CHECK(all_ranks(world(), std::memcmp(got, want, sizeof got) == 0));
+    BOOST_CHECK(all_ranks(world(), std::memcmp(at_root, want_at_root, sizeof at_root) == 0));
+    BOOST_CHECK(all_ranks(world(), before.messages == now.messages && before.depth == now.depth));
 }

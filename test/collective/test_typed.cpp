@@ -177,12 +177,12 @@ BOOST_AUTO_TEST_CASE(typed_double_sum_has_the_bits_of_the_c_entry_point)
             }
         }
     };
-    check.operator()<topology::binomial>(treefold_reduce_binomial);
-    check.operator()<topology::fibonacci>(treefold_reduce_fibonacci);
-    check.operator()<topology::binary>(treefold_reduce_binary);
-    check.operator()<topology::inorder>(treefold_reduce_inorder);
-    check.operator()<topology::truncated_fibonacci>(treefold_reduce_truncated_fibonacci);
-    check.operator()<topology::truncated_binary>(treefold_reduce_truncated_binary);
+    check.operator()<topology::binomial>(treefold_rank_ordered_reduce_binomial);
+    check.operator()<topology::fibonacci>(treefold_rank_ordered_reduce_fibonacci);
+    check.operator()<topology::binary>(treefold_rank_ordered_reduce_binary);
+    check.operator()<topology::inorder>(treefold_rank_ordered_reduce_inorder);
+    check.operator()<topology::truncated_fibonacci>(treefold_rank_ordered_reduce_truncated_fibonacci);
+    check.operator()<topology::truncated_binary>(treefold_rank_ordered_reduce_truncated_binary);
 }
 
 BOOST_AUTO_TEST_CASE(throwing_operator_leaves_nobody_waiting)

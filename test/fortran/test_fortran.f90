@@ -3,7 +3,7 @@
 ! blocks in reverse rank order; real32 and int64; an error class on every rank.
 ! Usage: test_fortran DATA_DIR FILE...   (DATA_DIR absent: the data-set part is skipped)
 program test_fortran
-  use, intrinsic :: iso_fortran_env, only: real64, real32, int64, output_unit, error_unit
+  use, intrinsic :: iso_fortran_env, only: real64, real32, int64, int32, output_unit, error_unit
   use mpi_f08
   use treefold
   implicit none
@@ -21,6 +21,7 @@ program test_fortran
   have_dir = .false.
   if (nargs >= 1) then
     call get_command_argument(1, dir)
+    if (dir == '--error-stop') call stop_on_an_error()
     inquire (file=trim(dir)//'/reference_tree_sum.csv', exist=have_dir)
   end if
   if (have_dir) then
@@ -170,7 +171,52 @@ contains
     if (ierr /= MPI_SUCCESS .or. kgot /= sum(k)) call fail('int64 sum differs')
     call treefold_allreduce(k(lo:hi), kgot, MPI_COMM_WORLD, ierr, op=MPI_MAX)
     if (ierr /= MPI_SUCCESS .or. kgot /= maxval(k)) call fail('int64 max differs')
+    call check_int32_and_rows(k, lo, hi)
   end subroutine check_other_kinds
+
+  !> int32 through the generic one-call form; a row context (k = 2 columns: k(i) and -2 k(i))
+  !> against the scalar sums, on every rank and on a root.
+  subroutine check_int32_and_rows(k, lo, hi)
+    integer(int64), intent(in) :: k(:), lo, hi
+    integer(int32) :: small(hi - lo + 1), sgot
+    integer(int64) :: rows(2, hi - lo + 1), cols(2), at_root(2), kgot
+    type(treefold_context) :: ctx
+    small = int(mod(k(lo:hi), 1000_int64), int32)
+    call treefold_allreduce(small, sgot, MPI_COMM_WORLD, ierr)
+    if (ierr /= MPI_SUCCESS .or. sgot /= int(sum(mod(k, 1000_int64)), int32)) call fail('int32 sum differs')
+    call treefold_allreduce(small, sgot, MPI_COMM_WORLD, ierr, op=MPI_MIN)
+    if (ierr /= MPI_SUCCESS .or. sgot /= int(minval(mod(k, 1000_int64)), int32)) call fail('int32 min differs')
+    rows(1, :) = k(lo:hi)
+    rows(2, :) = -2 * k(lo:hi)
+    call treefold_context_create_rows(MPI_COMM_WORLD, hi - lo + 1, 2_int64, MPI_INTEGER8, MPI_SUM, ctx, ierr, &
+                                      global_start=lo - 1)
+    if (ierr /= MPI_SUCCESS) call fail('create_rows: '//treefold_error_message())
+    call treefold_allreduce_rows(ctx, rows, cols, ierr)
+    if (ierr /= MPI_SUCCESS .or. cols(1) /= sum(k) .or. cols(2) /= -2 * sum(k)) call fail('row sums differ')
+    at_root = -1
+    call treefold_reduce_rows(ctx, rows, at_root, p - 1, ierr)
+    if (ierr /= MPI_SUCCESS .or. (rank == p - 1 .and. any(at_root /= cols)) .or. &
+        (rank /= p - 1 .and. any(at_root /= -1))) call fail('rows reduced to a root differ')
+    call treefold_context_destroy(ctx)
+    ! The one-call reduce to a root, and a bad root on every rank.
+    kgot = -1
+    call treefold_reduce(k(lo:hi), kgot, p - 1, MPI_COMM_WORLD, ierr)
+    if (ierr /= MPI_SUCCESS .or. (rank == p - 1 .and. kgot /= sum(k)) .or. (rank /= p - 1 .and. kgot /= -1)) &
+      call fail('treefold_reduce (int64) differs')
+    call treefold_reduce(small, sgot, 0, MPI_COMM_WORLD, ierr, op=MPI_MAX)
+    if (ierr /= MPI_SUCCESS .or. (rank == 0 .and. sgot /= int(maxval(mod(k, 1000_int64)), int32))) &
+      call fail('treefold_reduce (int32 max) differs')
+    call treefold_reduce(small, sgot, p, MPI_COMM_WORLD, ierr)
+    if (ierr /= MPI_ERR_ROOT) call fail('expected MPI_ERR_ROOT on every rank')
+  end subroutine check_int32_and_rows
+
+  !> test_fortran --error-stop: a failing call without ierr stops with treefold's message
+  !> once ("treefold: ...", checked by the ctest's regular expressions).
+  subroutine stop_on_an_error()
+    real(real64) :: x(2), got
+    x = 1
+    call treefold_allreduce(x, got, MPI_COMM_NULL)
+  end subroutine stop_on_an_error
 
   subroutine check_errors()
     type(treefold_context) :: ctx

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the build into a fresh prefix and builds main.cpp the way a Makefile user would:
-#   c++ main.cpp $(pkg-config --cflags --libs treefold)
-# then runs it on 2 ranks. Usage: check.sh <build dir> <c++ compiler> <mpiexec> <version>
+#   c++ main.cpp $(pkg-config --cflags --libs treefold-cxx)
+# then runs it on 2 ranks; and checks that treefold.pc's flags are C flags (no -std=c++20):
+# the C consumer builds with `mpicc -std=c99 -Werror` and them alone. Usage: check.sh <build dir> <c++ compiler> <mpiexec> <version>
 set -eu
 build="$1"; cxx="$2"; mpiexec="$3"; version="$4"
 work="$(mktemp -d)"; trap 'rm -rf "$work"' EXIT
@@ -9,10 +10,16 @@ cmake --install "$build" --prefix "$work/prefix" >/dev/null
 pc_dir="$(dirname "$(find "$work/prefix" -name treefold.pc)")"
 export PKG_CONFIG_PATH="$pc_dir"
 [[ "$(pkg-config --modversion treefold)" == "$version" ]] || { echo "FAIL: pkg-config --modversion"; exit 1; }
-flags="$(pkg-config --cflags --libs treefold)"
-echo "pkg-config --cflags --libs treefold: $flags"
+flags="$(pkg-config --cflags --libs treefold-cxx)"
+echo "pkg-config --cflags --libs treefold-cxx: $flags"
 # shellcheck disable=SC2086 # the flags are words
 "$cxx" "$(dirname "$0")/main.cpp" $flags -o "$work/tiny"
 out="$("$mpiexec" -n 2 --oversubscribe "$work/tiny")"
 echo "$out"
 [[ "$out" == "treefold $version: sum of 1..100 = 5050" ]] || { echo "FAIL: unexpected output"; exit 1; }
+c_flags="$(pkg-config --cflags --libs treefold)"
+echo "pkg-config --cflags --libs treefold: $c_flags"
+[[ "$(pkg-config --cflags treefold)" != *-std=* ]] || { echo "FAIL: a -std= flag in treefold.pc's Cflags"; exit 1; }
+# shellcheck disable=SC2086 # the flags are words
+mpicc -std=c99 -Wall -Wextra -Wpedantic -Werror "$(dirname "$0")/../consumer/allreduce.c" $c_flags -o "$work/tiny_c"
+"$mpiexec" -n 2 --oversubscribe "$work/tiny_c"

@@ -1,4 +1,4 @@
-// A Makefile user's program, built with `pkg-config --cflags --libs treefold` only.
+// A Makefile user's program, built with `pkg-config --cflags --libs treefold-cxx` only.
 #include <treefold/reducer.hpp>
 
 #include <boost/mpi/environment.hpp>

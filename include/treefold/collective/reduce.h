@@ -2,9 +2,15 @@
 #define TREEFOLD_COLLECTIVE_REDUCE_H
 /**
  * Rank-ordered tree reductions with the MPI_Reduce and MPI_Allreduce signatures
- * (C-compatible).
+ * (C-compatible): element-wise, like MPI's, each rank's `count` elements combined with the
+ * other ranks' in rank order. Not the reproducible reduction of treefold/treefold.h
+ * (treefold_allreduce, treefold_context_*), which reduces all N values of a distributed
+ * array along the global index and gives the same bits for every p; these give the same
+ * bits from call to call for one p and shape. Hence the distinct prefix
+ * treefold_rank_ordered_ (the old names treefold_reduce_<shape> and
+ * treefold_allreduce_<shape> remain, deprecated).
  *
- * Each treefold_reduce_* function reduces `count` elements of `datatype` from every rank of `comm` with `op`
+ * Each treefold_rank_ordered_reduce_* function reduces `count` elements of `datatype` from every rank of `comm` with `op`
  * and leaves the result in `recvbuf` on `root`, exactly like MPI_Reduce, along a fixed
  * tree over the ranks (see treefold/topology/tree_shape.hpp). Operands are always
  * combined in rank order with MPI_Reduce_local, so user-created non-commutative ops give
@@ -45,28 +51,28 @@ extern "C" {
 #endif
 
 /** Binomial tree rooted at rank 0 (children of r at r + 2^k below r's lowest set bit). */
-int treefold_reduce_binomial(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+int treefold_rank_ordered_reduce_binomial(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
                              MPI_Op op, int root, MPI_Comm comm);
 
 /** Fibonacci tree rooted at rank 0 (degree 2, subtrees of Fibonacci sizes, pre-order). */
-int treefold_reduce_fibonacci(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+int treefold_rank_ordered_reduce_fibonacci(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
                               MPI_Op op, int root, MPI_Comm comm);
 
 /** Complete binary tree rooted at rank 0 (heap-shaped, pre-order). */
-int treefold_reduce_binary(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+int treefold_rank_ordered_reduce_binary(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
                            MPI_Op op, int root, MPI_Comm comm);
 
 /** Binary tree rooted at rank p - 1, each subtree's root last (post-order). */
-int treefold_reduce_inorder(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+int treefold_rank_ordered_reduce_inorder(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
                             MPI_Op op, int root, MPI_Comm comm);
 
 /**
  * The reduction-trees document's Fibonacci and binary trees: the complete tree of the next
  * size up, cut at p (topology::truncated_fibonacci, topology::truncated_binary).
  */
-int treefold_reduce_truncated_fibonacci(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+int treefold_rank_ordered_reduce_truncated_fibonacci(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
                                         MPI_Op op, int root, MPI_Comm comm);
-int treefold_reduce_truncated_binary(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+int treefold_rank_ordered_reduce_truncated_binary(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
                                      MPI_Op op, int root, MPI_Comm comm);
 
 /**
@@ -76,30 +82,56 @@ int treefold_reduce_truncated_binary(const void* sendbuf, void* recvbuf, int cou
  * or recvbuf with count > 0) on any rank makes every rank return MPI_ERR_BUFFER, because
  * the failure marker is broadcast in place of the result.
  */
-int treefold_allreduce_binomial(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+int treefold_rank_ordered_allreduce_binomial(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                                 MPI_Comm comm);
-int treefold_allreduce_fibonacci(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+int treefold_rank_ordered_allreduce_fibonacci(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                                  MPI_Comm comm);
-int treefold_allreduce_binary(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+int treefold_rank_ordered_allreduce_binary(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                               MPI_Comm comm);
-int treefold_allreduce_inorder(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+int treefold_rank_ordered_allreduce_inorder(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                                MPI_Comm comm);
-int treefold_allreduce_truncated_fibonacci(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+int treefold_rank_ordered_allreduce_truncated_fibonacci(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
                                            MPI_Op op, MPI_Comm comm);
-int treefold_allreduce_truncated_binary(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+int treefold_rank_ordered_allreduce_truncated_binary(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
                                         MPI_Op op, MPI_Comm comm);
 
 /** What the last treefold_reduce_* or treefold_allreduce_* call on this thread did. */
-typedef struct treefold_reduce_counters {
+typedef struct treefold_rank_ordered_counters {
     long long messages;       /**< messages this rank sent */
     long long bytes;          /**< payload bytes this rank sent (type size x count per message) */
     long long total_messages; /**< messages of the whole call, over all ranks */
     int rounds; /**< schedule length if each rank receives one message per round (one-port) */
     int depth;  /**< messages on the longest dependency chain ending at the root */
-} treefold_reduce_counters;
+} treefold_rank_ordered_counters;
 
 /** Copies the counters of the last call on this thread into *out (zeros before any call). */
-void treefold_reduce_last_counters(treefold_reduce_counters* out);
+void treefold_rank_ordered_last_counters(treefold_rank_ordered_counters* out);
+
+/*
+ * The names before treefold_rank_ordered_ (deprecated: they read like treefold.h's
+ * reproducible reductions of all N values, but are element-wise and rank-ordered). Each is the
+ * function of the new name.
+ */
+#if defined(__GNUC__) || defined(__clang__)
+#define TREEFOLD_RANK_ORDERED_OLD_NAME __attribute__((deprecated("use the treefold_rank_ordered_ name")))
+#else
+#define TREEFOLD_RANK_ORDERED_OLD_NAME
+#endif
+#define TREEFOLD_RANK_ORDERED_OLD_NAMES(SHAPE)                                                                    \
+    TREEFOLD_RANK_ORDERED_OLD_NAME int treefold_reduce_##SHAPE(const void* sendbuf, void* recvbuf, int count,     \
+                                                               MPI_Datatype datatype, MPI_Op op, int root,      \
+                                                               MPI_Comm comm);                                  \
+    TREEFOLD_RANK_ORDERED_OLD_NAME int treefold_allreduce_##SHAPE(const void* sendbuf, void* recvbuf, int count,  \
+                                                                  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
+TREEFOLD_RANK_ORDERED_OLD_NAMES(binomial)
+TREEFOLD_RANK_ORDERED_OLD_NAMES(fibonacci)
+TREEFOLD_RANK_ORDERED_OLD_NAMES(binary)
+TREEFOLD_RANK_ORDERED_OLD_NAMES(inorder)
+TREEFOLD_RANK_ORDERED_OLD_NAMES(truncated_fibonacci)
+TREEFOLD_RANK_ORDERED_OLD_NAMES(truncated_binary)
+#undef TREEFOLD_RANK_ORDERED_OLD_NAMES
+typedef treefold_rank_ordered_counters treefold_reduce_counters;
+TREEFOLD_RANK_ORDERED_OLD_NAME void treefold_reduce_last_counters(treefold_rank_ordered_counters* out);
 
 #ifdef __cplusplus
 }

@@ -3,8 +3,8 @@
 /// plan. Every candidate gives the same bits, so the choice changes only the time.
 ///
 /// The choice, made collectively when the plan is built:
-/// 1. TREEFOLD_EXCHANGE=NAME in the environment forces one of `automatic_candidates`
-///    (for experiments; it must be the same on every rank, else every rank throws).
+/// 1. TREEFOLD_EXCHANGE=NAME in the environment (or a C context's "exchange" option) forces
+///    one of `automatic_candidates` (it must be the same on every rank, else every rank throws).
 ///    The candidates are core exchanges only: native, binomial, direct, dual4, schedule_rd.
 /// 2. Otherwise the choice TREEFOLD_CALIBRATION's file holds for this (p, ceil(log2 N),
 ///    sizeof(T)), if any (written by `treefold calibrate`; readable on every rank, or every
@@ -169,7 +169,8 @@ struct automatic {
                                             "holds a line other than 'p level bytes exchange', on some rank");
             }
             if (range.first != -range.second) {
-                throw std::invalid_argument("treefold: TREEFOLD_EXCHANGE differs between ranks");
+                throw std::invalid_argument(
+                    "treefold: the forced exchange (TREEFOLD_EXCHANGE or a C context's option) differs between ranks");
             }
             if (range.first == -2) {
                 throw std::invalid_argument("treefold: TREEFOLD_EXCHANGE names no exchange automatic can choose (" +

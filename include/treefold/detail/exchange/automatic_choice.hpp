@@ -18,9 +18,21 @@ struct choice_key {
     std::size_t bytes = 0;
 };
 
-/// The candidate TREEFOLD_EXCHANGE names on this rank (an index into `names`): -1 when unset,
-/// -2 when it names no candidate.
+/// The candidate forced on this rank (an index into `names`): the one a forced_choice_scope of
+/// this thread names, else the one TREEFOLD_EXCHANGE names; -1 when neither is set, -2 when the
+/// name is no candidate.
 int forced_candidate(std::span<const std::string_view> names);
+
+/// While alive, the plans of exchange::automatic built on this thread take `name` as if
+/// TREEFOLD_EXCHANGE said so (the C API's per-context exchange option); an empty name forces
+/// nothing. Scopes do not nest.
+class forced_choice_scope {
+public:
+    explicit forced_choice_scope(std::string_view name);
+    ~forced_choice_scope();
+    forced_choice_scope(const forced_choice_scope&) = delete;
+    forced_choice_scope& operator=(const forced_choice_scope&) = delete;
+};
 
 /// Adds the choices of the file TREEFOLD_CALIBRATION names (written by `treefold calibrate`:
 /// lines "p level bytes exchange", '#' starts a comment line) to the cache, once per path;

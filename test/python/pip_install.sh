@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# `pip install .` the Python way: a fresh virtual environment made with
+# --system-site-packages (Debian's numpy, mpi4py, setuptools and wheel), pip offline without
+# build isolation, then `import treefold` from the environment and examples/allreduce.py at
+# p = 2 (the bits of p = 1). pip builds the packaging files (pyproject.toml, setup.py) copied
+# to a scratch folder, in this build's own CMake folder (TREEFOLD_CMAKE_BUILD_DIR), so the
+# library is not compiled twice. Exit 77 (skipped) where venv, pip or setuptools is missing.
+# Usage: pip_install.sh <source dir> <build dir> <python3> <mpiexec>
+set -eu
+source="$1"; build="$2"; python="$3"; mpiexec="$4"
+skip() { echo "SKIPPED: $1 (scripts/setup installs python3-venv, python3-pip, python3-setuptools, python3-wheel)"; exit 77; }
+"$python" -c "import venv, ensurepip" 2>/dev/null || skip "no venv/ensurepip for $python"
+work="$(mktemp -d)"; trap 'rm -rf "$work"' EXIT
+"$python" -m venv --system-site-packages "$work/venv" >/dev/null 2>&1 || skip "$python -m venv failed"
+venv_python="$work/venv/bin/python"
+"$venv_python" -m pip --version >/dev/null 2>&1 || skip "no pip in the virtual environment"
+"$venv_python" -c "import setuptools, wheel" 2>/dev/null || skip "no setuptools or wheel"
+mkdir "$work/src"
+cp "$source/pyproject.toml" "$source/setup.py" "$source/README.md" "$work/src/"
+TREEFOLD_CMAKE_BUILD_DIR="$build" "$venv_python" -m pip install --no-build-isolation --no-index -q "$work/src"
+cd "$work"
+where="$("$venv_python" -c "import sys, treefold; print(treefold.__file__.startswith(sys.prefix), treefold.__file__)")"
+echo "import treefold: $where"
+[[ "$where" == True* ]] || { echo "FAIL: treefold was not imported from the virtual environment"; exit 1; }
+"$venv_python" -c "import numpy as np, sys; v = 1.0 / np.arange(1, 1001); open(sys.argv[1], 'wb').write(np.uint64(1000).tobytes() + v.tobytes())" values.binpsllh
+one="$("$mpiexec" -n 1 "$venv_python" "$source/examples/allreduce.py" values.binpsllh)"
+two="$("$mpiexec" -n 2 --oversubscribe "$venv_python" "$source/examples/allreduce.py" values.binpsllh)"
+echo "$two"
+[[ "$two" == *"tree sum bits"* && "$two" == "$one" ]] || { echo "FAIL: p = 2 printed other bits than p = 1:"; echo "$one"; exit 1; }
