@@ -484,21 +484,21 @@ BOOST_AUTO_TEST_CASE(empty_reduction_gives_the_identity)
     }
     BOOST_CHECK_EQUAL(sum.iall_reduce({}).wait(), 0.0);
     BOOST_CHECK_EQUAL(sum.ireduce({}, p - 1).wait().has_value(), w.rank() == p - 1);
-    BOOST_CHECK_EQUAL(reducer<double, ops::multiplies>(w, l).all_reduce({}), 1.0);
-    BOOST_CHECK_EQUAL(reducer<double, ops::min>(w, l).all_reduce({}), std::numeric_limits<double>::infinity());
-    BOOST_CHECK_EQUAL(reducer<double, ops::max>(w, l).all_reduce({}), -std::numeric_limits<double>::infinity());
-    BOOST_CHECK_EQUAL(reducer<std::int64_t, ops::max>(w, l).all_reduce({}), std::numeric_limits<std::int64_t>::lowest());
-    BOOST_CHECK_EQUAL(reducer<float, std::plus<float>>(w, l).all_reduce({}), 0.0f);
-    BOOST_CHECK_EQUAL(reducer<double, offset_sum>(w, l).all_reduce({}), -1.0);
+    BOOST_CHECK_EQUAL((reducer<double, ops::multiplies>(w, l).all_reduce({})), 1.0);
+    BOOST_CHECK_EQUAL((reducer<double, ops::min>(w, l).all_reduce({})), std::numeric_limits<double>::infinity());
+    BOOST_CHECK_EQUAL((reducer<double, ops::max>(w, l).all_reduce({})), -std::numeric_limits<double>::infinity());
+    BOOST_CHECK_EQUAL((reducer<std::int64_t, ops::max>(w, l).all_reduce({})), std::numeric_limits<std::int64_t>::lowest());
+    BOOST_CHECK_EQUAL((reducer<float, std::plus<float>>(w, l).all_reduce({})), 0.0f);
+    BOOST_CHECK_EQUAL((reducer<double, offset_sum>(w, l).all_reduce({})), -1.0);
     // No identity: no value, on every rank.
-    const auto minus = [](double a, double b) { return a - b; };
+    auto minus = [](double a, double b) { return a - b; };
     reducer<double, decltype(minus)> no_identity(w, l, minus);
     BOOST_CHECK_THROW(no_identity.all_reduce({}), std::domain_error);
     BOOST_CHECK_THROW(no_identity.reduce({}, 0), std::domain_error);
     // Rows, and the accurate and binned sums.
     row_reducer<double> rows(w, l, 3);
     BOOST_CHECK(rows.all_reduce({}) == std::vector<double>(3, 0.0));
-    BOOST_CHECK_EQUAL(row_reducer<std::int32_t, ops::min>(w, l, 2).reduce({}, 0).has_value(), w.rank() == 0);
+    BOOST_CHECK_EQUAL((row_reducer<std::int32_t, ops::min>(w, l, 2).reduce({}, 0).has_value()), w.rank() == 0);
     BOOST_CHECK_EQUAL(bits_of(accurate_reducer<>(w, l).all_reduce({})), 0u);
     BOOST_CHECK_EQUAL(bits_of(binned_reducer<>(w, l).all_reduce({})), 0u);
     // Values on one rank although N = 0: every rank throws, and the reducer still works.

@@ -24,7 +24,7 @@ BOOST_AUTO_TEST_CASE(empty_input_has_no_value)
 {
     const auto& w = testing::world();
     const auto l = layout::block_layout::from_counts(layout::even_lower(0, w.size()));
-    const auto minus = [](double a, double b) { return a - b; };
+    auto minus = [](double a, double b) { return a - b; };
     reducer<double, decltype(minus)> r(w, l, minus);
     BOOST_CHECK_THROW(r.all_reduce({}), std::domain_error);
     BOOST_CHECK_THROW(r.reduce({}, 0), std::domain_error);
