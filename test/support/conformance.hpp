@@ -17,6 +17,7 @@
 #include "treefold/layout/block_layout.hpp"
 #include "treefold/layout/distribution.hpp"
 #include "treefold/reducer.hpp"
+#include "treefold/detail/special_results.hpp"
 
 #include <boost/serialization/string.hpp>
 
@@ -46,8 +47,8 @@ struct word {
 /// Non-associative and non-commutative: the result spells the bracketing.
 inline word bracket(const word& x, const word& y) { return word{"(" + x.s + " " + y.s + ")"}; }
 
-/// The operators whose NaN results are compared bit for bit: treefold's own functors, which
-/// every kernel and exchange applies with the tree's operand order. For any other operator a
+/// The operators whose NaN results are compared bit for bit: treefold's own functors, whose
+/// NaN result is the canonical quiet NaN (reducer::all_reduce). For any other operator a
 /// NaN is a NaN: which one an IEEE operation returns depends on operand order in the machine
 /// code, and compilers may swap the operands of a commutative `+` (doc/design.md, "What the
 /// guarantee covers").
@@ -165,7 +166,7 @@ std::vector<unsigned char> check_reducer(const boost::mpi::communicator& sub, co
     reducer<T, Op, K, E> r(sub, l.layout, op);
     const auto b = l.layout.block_of(sub.rank());
     const std::span<const T> local(xs.data() + (b.count > 0 ? b.start : 0), b.count);
-    const auto want_bytes = result_bytes<Op>(want);
+    const auto want_bytes = result_bytes<Op>(detail::settled<Op>(want)); // treefold's NaN: the canonical one
     const T first = r.all_reduce(local);
     const T again = r.all_reduce(local);
     const std::optional<T> at_root = r.reduce(local, root);
