@@ -214,7 +214,8 @@ struct codec<row<T>> {
 
 /// Reduces N rows of k values spread over the ranks of a communicator (see the file
 /// comment). Op is a binary operator on T applied column by column (ops::plus by default;
-/// a generic lambda takes the SIMD row kernel, other operators a scalar one). Exchange is
+/// an operator opted in by kernel::allow_simd takes the SIMD row kernel, other operators,
+/// generic lambdas included, a scalar one). Exchange is
 /// exchange::automatic (the default, as for every reducer: it takes the direct exchange for
 /// rows, which cannot be timed outside a call), exchange::direct or exchange::tree<Shape>.
 ///
