@@ -11,13 +11,17 @@
 #include "treefold/kernel/dispatch.hpp"
 #include "treefold/kernel/ops.hpp"
 #include "treefold/detail/net/comm.hpp"
+#include "treefold/detail/fp_contract.hpp"
 #include "treefold/detail/reduction_core.hpp"
+#include "treefold/detail/special_results.hpp"
 
 #include <cstddef>
 #include <memory>
 #include <optional>
 #include <ranges>
 #include <span>
+#include <stdexcept>
+#include <string>
 #include <utility>
 
 namespace treefold {
@@ -37,21 +41,33 @@ template <class T, class Op>
 std::optional<T> one_call_reduce(const boost::mpi::communicator& comm, const T* local, std::size_t count, Op& op,
                                  std::optional<int> root)
 {
+    refuse_fp_contraction<Op, T>();
     std::unique_ptr<net::cached_plan>& slot = net::cached_plan_slot(comm, typeid(one_call_plan<T>));
     for (bool retried = false;; retried = true) {
         if (!slot) {
             layout::block_layout layout = layout_from_local_size(comm, count);
             if (layout.size() == 0) { // not cached: the next call may have values
-                throw std::domain_error("treefold: reduction of N = 0 values has no result");
+                if constexpr (ops::has_identity<Op, T>) {
+                    // Every rank gathered the same zero counts; no message follows.
+                    if (root && (*root < 0 || *root >= comm.size())) {
+                        throw std::invalid_argument("treefold: reduce root " + std::to_string(*root) +
+                                                    " is outside [0, " + std::to_string(comm.size()) + ")");
+                    }
+                    return !root || *root == comm.rank() ? std::optional<T>(ops::identity<Op, T>::value())
+                                                         : std::nullopt;
+                } else {
+                    throw std::domain_error("treefold: reduction of N = 0 values has no result (the operator has "
+                                            "no treefold::ops::identity)");
+                }
             }
             slot = std::make_unique<one_call_plan<T>>(comm, std::move(layout));
         }
         try {
             auto& core = static_cast<one_call_plan<T>&>(*slot).core;
             if (root) {
-                return core.template reduce<kernel::best>(local, count, op, *root);
+                return settled<Op>(core.template reduce<kernel::best>(local, count, op, *root));
             }
-            return core.template all_reduce<kernel::best>(local, count, op);
+            return settled<Op>(core.template all_reduce<kernel::best>(local, count, op));
         } catch (const local_size_error&) {
             // Some rank's count changed. Every rank throws this (the failure travels in place
             // of values), so every rank plans again, together.
@@ -75,8 +91,9 @@ std::optional<T> one_call_reduce(const boost::mpi::communicator& comm, const T* 
 /// any extra communication. When some rank's size changes, the reduction itself reports the
 /// mismatch on every rank, and every rank plans again and repeats the call: a change costs one
 /// failed call and one plan. The plans are freed with the communicator (at MPI_Finalize for
-/// MPI_COMM_WORLD). Errors as treefold::reducer::all_reduce (N = 0: std::domain_error on every
-/// rank; a throwing operator: its exception there, remote_failure elsewhere). Not safe for
+/// MPI_COMM_WORLD). N = 0, NaN results and errors as treefold::reducer::all_reduce (N = 0: the
+/// operator's ops::identity, else std::domain_error on every rank; a throwing operator: its
+/// exception there, remote_failure elsewhere; contraction: std::logic_error). Not safe for
 /// concurrent calls on the same communicator from several threads.
 template <std::ranges::contiguous_range R, class Op = ops::plus>
     requires transportable<std::ranges::range_value_t<R>> && reduction_operator<Op, std::ranges::range_value_t<R>>

@@ -12,7 +12,9 @@
 #include "treefold/kernel/threads.hpp"
 #include "treefold/layout/block_layout.hpp"
 #include "treefold/layout/distribution.hpp"
+#include "treefold/detail/fp_contract.hpp"
 #include "treefold/detail/reduction_core.hpp"
+#include "treefold/detail/special_results.hpp"
 #include "treefold/request.hpp"
 
 #include <boost/mpi/communicator.hpp>
@@ -41,8 +43,9 @@ namespace treefold {
 ///   nor commutativity is assumed; the left operand always covers lower indices. The
 ///   default, ops::plus, is `a + b` (signed integers wrap), as for row_reducer.
 /// - Kernel: the local kernel computing a node from its elements (kernel::best: the SIMD
-///   kernel of the best architecture the CPU supports, chosen at run time; kernel::scalar
-///   is the reference).
+///   kernel of the best architecture the CPU supports, chosen at run time, for treefold's
+///   operators and those opted in by kernel::allow_simd, the scalar tree for any other;
+///   kernel::scalar is the reference).
 /// - Exchange: how frontiers meet across ranks (exchange::automatic, the default, picks the
 ///   fastest here; exchange::native, exchange::direct, exchange::tree<Shape>,
 ///   exchange::one_sided, exchange::scheduled<Generator>).
@@ -80,8 +83,12 @@ public:
     /// Plans the reduction (collective over `comm`); see the class comment for the checks.
     /// `checks` sets the opt-in per-call checks (treefold::checking; by default
     /// TREEFOLD_CHECK=1 in the environment). MPI_COMM_NULL throws std::invalid_argument.
+    /// A translation unit compiled with floating-point contraction (treefold::detail::
+    /// refuse_fp_contraction: -ffp-contract=fast or on with FMA) throws std::logic_error naming
+    /// -ffp-contract=off on every rank, before any message, for an operator outside
+    /// treefold::ops on a non-integral T.
     reducer(comm_view comm, layout::block_layout layout, Op op = Op{}, checking checks = checking::from_environment)
-        : core_(comm.get(), std::move(layout), 1, checks), op_(std::move(op))
+        : core_((detail::refuse_fp_contraction<Op, T>(), comm.get()), std::move(layout), 1, checks), op_(std::move(op))
     {
     }
 
@@ -106,11 +113,25 @@ public:
     /// where it was thrown and remote_failure (error.hpp, naming the rank, the exception's
     /// type and text) on the others. A rank with an empty block reports its size too. N = 0 throws
     /// std::domain_error on every rank: there is no value and no identity is invented.
+    ///
+    /// N = 0 returns the operator's identity (ops::identity: 0 for plus, 1 for multiplies,
+    /// +inf / -inf or the type's limits for min / max, or one the user specialises) on every
+    /// rank; for an operator without one it throws std::domain_error on every rank. A NaN
+    /// result under treefold's own operators (ops::is_treefold_op) is the canonical quiet NaN
+    /// std::numeric_limits<T>::quiet_NaN() (per column for rows, per part for std::complex),
+    /// whatever the NaNs' signs and payloads in the input; other operators' NaNs are NaN for
+    /// every p, their sign and payload may differ.
     T all_reduce(std::span<const T> local)
     {
-        return with_kernel([&]<class K>(std::type_identity<K>) {
+        if constexpr (ops::has_identity<Op, T>) {
+            if (core_.layout().size() == 0) {
+                detail::agree_on_empty_call(core_.communicator(), local.size(), -1, false);
+                return ops::identity<Op, T>::value();
+            }
+        }
+        return detail::settled<Op>(with_kernel([&]<class K>(std::type_identity<K>) {
             return core_.template all_reduce<K>(local.data(), local.size(), op_);
-        });
+        }));
     }
 
     /// all_reduce(local) written to `result` (for T with expensive copies; the same checks).
@@ -124,11 +145,19 @@ public:
     /// yet every rank completes the call (a rank naming itself the root gets the result)
     /// and no later call sees its messages; with checking::on (or TREEFOLD_CHECK=1) every
     /// rank throws call_mismatch instead.
+    /// N = 0 and NaN results as in all_reduce.
     std::optional<T> reduce(std::span<const T> local, int root)
     {
-        return with_kernel([&]<class K>(std::type_identity<K>) {
+        if constexpr (ops::has_identity<Op, T>) {
+            if (core_.layout().size() == 0) {
+                detail::agree_on_empty_call(core_.communicator(), local.size(), root, true);
+                return core_.communicator().rank() == root ? std::optional<T>(ops::identity<Op, T>::value())
+                                                           : std::nullopt;
+            }
+        }
+        return detail::settled<Op>(with_kernel([&]<class K>(std::type_identity<K>) {
             return core_.template reduce<K>(local.data(), local.size(), op_, root);
-        });
+        }));
     }
 
     /// Starts all_reduce(local) and returns at once; the request's wait() returns what
@@ -141,9 +170,14 @@ public:
     /// iall_reduce returns.
     request<T, T> iall_reduce(std::span<const T> local)
     {
+        if constexpr (ops::has_identity<Op, T>) {
+            if (core_.layout().size() == 0) {
+                return request<T, T>(std::optional<T>(all_reduce(local)));
+            }
+        }
         return request<T, T>(with_kernel([&]<class K>(std::type_identity<K>) {
             return core_.template start<K>(local.data(), local.size(), op_, std::nullopt);
-        }));
+        }), settle_result);
     }
 
     /// Starts reduce(local, root) (as reduce: the MPI_Iallreduce of iall_reduce, the value
@@ -151,9 +185,14 @@ public:
     /// what it throws, on every rank.
     request<T, std::optional<T>> ireduce(std::span<const T> local, int root)
     {
+        if constexpr (ops::has_identity<Op, T>) {
+            if (core_.layout().size() == 0) {
+                return request<T, std::optional<T>>(reduce(local, root));
+            }
+        }
         return request<T, std::optional<T>>(with_kernel([&]<class K>(std::type_identity<K>) {
             return core_.template start<K>(local.data(), local.size(), op_, root);
-        }));
+        }), settle_result);
     }
 
     /// Computes this rank's local nodes on `threads` threads from now on: the calling thread
@@ -203,6 +242,9 @@ public:
     const Op& op() const { return op_; }
 
 private:
+    /// What a nonblocking call's result becomes (the canonical NaN, as in all_reduce).
+    static void settle_result(std::optional<T>& result) { result = detail::settled<Op>(std::move(result)); }
+
     /// The threads option: the split kernel's context and the pool the reducer owns, if any.
     struct threads_option {
         std::unique_ptr<thread_pool> pool;

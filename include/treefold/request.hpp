@@ -35,13 +35,26 @@ protected:
 template <class T, class R>
 class request {
 public:
-    explicit request(detail::pending_call<T>* call) : call_(call) {}
-    request(request&& other) noexcept : call_(std::exchange(other.call_, nullptr)) {}
+    /// A call in flight; `settle` (if any) is applied to its result (the canonical NaN).
+    explicit request(detail::pending_call<T>* call, void (*settle)(std::optional<T>&) = nullptr)
+        : call_(call), settle_(settle)
+    {
+    }
+    /// A call that completed when it started (N = 0): wait() returns `result`.
+    explicit request(std::optional<T> result) : ready_(std::move(result)), has_ready_(true) {}
+    request(request&& other) noexcept
+        : call_(std::exchange(other.call_, nullptr)), settle_(other.settle_), ready_(std::move(other.ready_)),
+          has_ready_(std::exchange(other.has_ready_, false))
+    {
+    }
     request& operator=(request&& other) noexcept
     {
         if (this != &other) {
             drop();
             call_ = std::exchange(other.call_, nullptr);
+            settle_ = other.settle_;
+            ready_ = std::move(other.ready_);
+            has_ready_ = std::exchange(other.has_ready_, false);
         }
         return *this;
     }
@@ -55,10 +68,18 @@ public:
     /// Completes the call and returns its result; std::logic_error if already waited for.
     R wait()
     {
-        if (call_ == nullptr) {
+        std::optional<T> result;
+        if (has_ready_) {
+            has_ready_ = false;
+            result = std::move(ready_);
+        } else if (call_ == nullptr) {
             throw std::logic_error("treefold: wait() on a request that was already completed");
+        } else {
+            result = std::exchange(call_, nullptr)->finish();
+            if (settle_ != nullptr) {
+                settle_(result);
+            }
         }
-        std::optional<T> result = std::exchange(call_, nullptr)->finish();
         if constexpr (std::is_same_v<R, T>) {
             return std::move(*result);
         } else {
@@ -77,7 +98,10 @@ private:
         }
     }
 
-    detail::pending_call<T>* call_;
+    detail::pending_call<T>* call_ = nullptr;
+    void (*settle_)(std::optional<T>&) = nullptr;
+    std::optional<T> ready_;
+    bool has_ready_ = false;
 };
 
 } // namespace treefold

@@ -20,7 +20,9 @@
 #include "treefold/kernel/rows.hpp"
 #include "treefold/layout/block_layout.hpp"
 #include "treefold/detail/net/transport.hpp"
+#include "treefold/detail/fp_contract.hpp"
 #include "treefold/detail/reduction_core.hpp"
+#include "treefold/detail/special_results.hpp"
 
 #include <boost/mpi/communicator.hpp>
 
@@ -212,7 +214,8 @@ struct codec<row<T>> {
 
 /// Reduces N rows of k values spread over the ranks of a communicator (see the file
 /// comment). Op is a binary operator on T applied column by column (ops::plus by default;
-/// a generic lambda takes the SIMD row kernel, other operators a scalar one). Exchange is
+/// an operator opted in by kernel::allow_simd takes the SIMD row kernel, other operators,
+/// generic lambdas included, a scalar one). Exchange is
 /// exchange::automatic (the default, as for every reducer: it takes the direct exchange for
 /// rows, which cannot be timed outside a call), exchange::direct or exchange::tree<Shape>.
 ///
@@ -232,14 +235,15 @@ public:
 
     /// Plans the reduction of rows of `k` values (collective over `comm`); k must be > 0.
     row_reducer(comm_view comm, layout::block_layout layout, std::size_t k, Op op = Op{})
-        : core_(comm, std::move(layout), k), k_(k), op_(std::move(op)), arena_(k)
+        : core_((detail::refuse_fp_contraction<Op, T>(), comm), std::move(layout), k), k_(k), op_(std::move(op)),
+          arena_(k)
     {
     }
 
     /// The k column results on every rank (the same bits everywhere). `local` holds this
-    /// rank's rows, row-major: local_count() * k values. Failures behave as in
-    /// treefold::reducer::all_reduce (N = 0 throws std::domain_error on every rank). The
-    /// returned vector is this form's one allocation per call.
+    /// rank's rows, row-major: local_count() * k values. Failures, N = 0 (a row of the
+    /// identity per column), NaN results (per column) and floating-point contraction behave as
+    /// in treefold::reducer. The returned vector is this form's one allocation per call.
     std::vector<T> all_reduce(std::span<const T> local)
     {
         const detail::row_arena_scope<T> scope(arena_);
@@ -324,14 +328,49 @@ private:
     // The call on rows; the result is an arena row, valid until the next call.
     row<T> all_reduce_row(std::span<const T> local)
     {
+        if constexpr (ops::has_identity<Op, T>) {
+            if (core_.layout().size() == 0) {
+                detail::agree_on_empty_call(core_.communicator(), local.size(), -1, false);
+                return identity_row();
+            }
+        }
         row_op ro{&op_, k_, local.data(), &arena_};
-        return core_.template all_reduce<row_kernel>(nullptr, local.size(), ro);
+        return settled(core_.template all_reduce<row_kernel>(nullptr, local.size(), ro));
     }
 
     std::optional<row<T>> reduce_row(std::span<const T> local, int root)
     {
+        if constexpr (ops::has_identity<Op, T>) {
+            if (core_.layout().size() == 0) {
+                detail::agree_on_empty_call(core_.communicator(), local.size(), root, true);
+                return core_.communicator().rank() == root ? std::optional<row<T>>(identity_row()) : std::nullopt;
+            }
+        }
         row_op ro{&op_, k_, local.data(), &arena_};
-        return core_.template reduce<row_kernel>(nullptr, local.size(), ro, root);
+        std::optional<row<T>> out = core_.template reduce<row_kernel>(nullptr, local.size(), ro, root);
+        if (out) {
+            settled(*out);
+        }
+        return out;
+    }
+
+    /// The canonical NaN in every column, under treefold's operators (see reducer::all_reduce).
+    const row<T>& settled(const row<T>& out) const
+    {
+        if constexpr (ops::is_treefold_op<Op> && detail::nan_carrier<T>) {
+            for (std::size_t c = 0; c < k_; ++c) {
+                detail::canonicalize_nan(out.data()[c]);
+            }
+        }
+        return out;
+    }
+
+    /// N = 0: the operator's identity in every column (an arena row).
+    row<T> identity_row()
+    {
+        const row<T> out = arena_.take();
+        std::fill(out.data(), out.data() + k_, ops::identity<Op, T>::value());
+        return out;
     }
 
     void copy_out(const row<T>& out, std::span<T> result) const

@@ -68,7 +68,10 @@ typedef struct treefold_context_s* treefold_context;
  * Plans a reduction where this rank holds `local_count` values and the blocks lie in rank
  * order (rank 0 first). Collective over `comm`. On success *ctx is a new context; on error
  * *ctx is NULL (on every rank: all of them return an error class). `local_count` may be 0
- * on some ranks; N = 0 in total is MPI_ERR_COUNT (no value and no identity to return).
+ * on some ranks. N = 0 in total: the calls return the operation's identity (0 for MPI_SUM,
+ * 1 for MPI_PROD, +inf / -inf or the integer type's limits for MPI_MIN / MPI_MAX); under a
+ * user-created MPI_Op, which has none, creation fails with MPI_ERR_COUNT. A NaN result of
+ * the predefined operations is the canonical quiet NaN (0x7ff8000000000000 for double).
  */
 int treefold_context_create(MPI_Comm comm, int64_t local_count, MPI_Datatype datatype, MPI_Op op,
                             treefold_context* ctx);

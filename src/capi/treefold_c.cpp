@@ -334,8 +334,9 @@ local_check check_arguments(MPI_Datatype type, MPI_Op op, std::int64_t count)
 std::unique_ptr<context> make_any_context(const boost::mpi::communicator& comm, layout::block_layout layout,
                                           agreed_arguments args, MPI_Op op, MPI_Datatype type, std::uint64_t width)
 {
-    if (layout.size() == 0) {
-        throw api_error(MPI_ERR_COUNT, "treefold: N = 0 values in total: there is no result (no identity is invented)");
+    if (layout.size() == 0 && args.op == operation::user) { // the predefined operations return their identity
+        throw api_error(MPI_ERR_COUNT, "treefold: N = 0 values in total under a user-created MPI_Op: there is no "
+                                       "result (no identity is invented)");
     }
     switch (args.type) {
 #define TREEFOLD_CAPI_CASE(e, T)                                                                     \

@@ -69,7 +69,8 @@ using serialized_exchanges =
               exchange::scheduled<exchange::schedules::best_sized>, exchange::native, exchange::automatic>;
 
 /// Kernels for any operator. kernel::best picks the precompiled SIMD kernel for built-ins,
-/// the header-only simd<default_arch> for generic lambdas and scalar for the rest.
+/// the header-only simd<default_arch> for operators opted in by kernel::allow_simd and scalar
+/// for the rest (generic lambdas included).
 using scalar_and_best = type_list<kernel::scalar, kernel::best>;
 /// For generic lambdas: simd<sse2> is instantiated here (this file's baseline flags).
 using generic_kernels = type_list<kernel::scalar, kernel::best, kernel::simd<xsimd::sse2>>;
@@ -330,8 +331,8 @@ void float_and_integer_sums()
 }
 
 // Non-associative operators show any regrouping: a plain lambda, a stateful lambda, a
-// function pointer, and a generic lambda (which kernel::best and simd<sse2> run on SIMD
-// registers).
+// function pointer, and a generic lambda (which simd<sse2> runs on SIMD registers;
+// kernel::best calls it with T only).
 template <class G>
 void non_associative_and_stateful_operators()
 {

@@ -221,7 +221,9 @@ contains
   subroutine check_errors()
     type(treefold_context) :: ctx
     real(real64) :: x(3), got
+    integer(int64) :: k0(1), kgot
     x = 1
+    k0 = 0
     ! A datatype treefold does not reduce, on the last rank only: every rank gets MPI_ERR_TYPE.
     if (rank == p - 1) then
       call treefold_context_create(MPI_COMM_WORLD, 3_int64, MPI_CHARACTER, MPI_SUM, ctx, ierr)
@@ -235,6 +237,13 @@ contains
     call treefold_allreduce(x, got, MPI_COMM_WORLD, ierr)
     if (ierr /= MPI_SUCCESS .or. transfer(got, 0_int64) /= transfer(3.0_real64 * p, 0_int64)) &
       call fail('a call after the errors failed')
+    ! N = 0 on every rank: the predefined operation's identity.
+    got = -1
+    call treefold_allreduce(x(1:0), got, MPI_COMM_WORLD, ierr)
+    if (ierr /= MPI_SUCCESS .or. transfer(got, 0_int64) /= 0_int64) call fail('N = 0 sum is not +0.0')
+    kgot = 0
+    call treefold_allreduce(k0(1:0), kgot, MPI_COMM_WORLD, ierr, op=MPI_MAX)
+    if (ierr /= MPI_SUCCESS .or. kgot /= -huge(kgot) - 1) call fail('N = 0 int64 max is not the lowest int64')
   end subroutine check_errors
 
 end program test_fortran

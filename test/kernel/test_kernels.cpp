@@ -41,6 +41,24 @@ struct max_by_branch {
 template <>
 struct treefold::kernel::allow_simd<max_by_branch> : std::false_type {};
 
+/// max, lane-wise on batches (select), counting the calls it gets with batches: opted in to
+/// the SIMD kernels, so kernel::best must call it with batches.
+struct counted_max {
+    static inline int batch_calls = 0;
+    template <class V>
+    V operator()(const V& a, const V& b) const
+    {
+        if constexpr (std::is_arithmetic_v<V>) {
+            return a < b ? b : a;
+        } else {
+            ++batch_calls;
+            return select(a < b, b, a); // xsimd's, found by ADL
+        }
+    }
+};
+template <>
+struct treefold::kernel::allow_simd<counted_max> : std::true_type {};
+
 namespace {
 
 /// Bitwise equality, except that any two NaNs count as equal. IEEE 754 does not say which
@@ -390,6 +408,44 @@ BOOST_AUTO_TEST_CASE(other_types_and_opt_out)
     run(static_cast<short>(0), ops::max{});
     run(double{}, max_by_branch{});
     BOOST_CHECK_MESSAGE(bad == 0, bad << " mismatches outside the precompiled set");
+}
+
+// A generic lambda that does not compile for batches (a ?: on a comparison) is not opted in to
+// SIMD, so kernel::best calls it with T only: it compiles (before, it failed inside xsimd) and
+// gives the oracle's bits, for nodes and rows. An operator opted in by kernel::allow_simd is
+// called with batches (counted), with the same bits.
+BOOST_AUTO_TEST_CASE(generic_lambda_scalar_unless_opted_in)
+{
+    if (world().rank() != 0) {
+        return;
+    }
+    const auto pick = [](auto a, auto b) { return a < b ? b : a; };
+    std::mt19937_64 rng(6);
+    std::vector<double> xs(1100);
+    for (auto& x : xs) {
+        x = std::ldexp(static_cast<double>(rng() % 2000) - 1000.0, static_cast<int>(rng() % 20) - 10);
+    }
+    counted_max::batch_calls = 0;
+    counted_max counted;
+    int bad = 0;
+    for (std::uint64_t n : {1u, 15u, 16u, 17u, 100u, 1000u}) {
+        const std::vector<double> node(xs.begin() + 3, xs.begin() + 3 + static_cast<std::ptrdiff_t>(n));
+        const double want = testing::oracle_reduce(node, pick);
+        bad += !same_bits(kernel::best::reduce_node(xs.data() + 3, n, pick), want);
+        bad += !same_bits(kernel::best::reduce_node(xs.data() + 3, n, counted), want);
+    }
+    BOOST_CHECK_EQUAL(bad, 0);
+    BOOST_CHECK_GT(counted_max::batch_calls, 0);
+    // Rows of 3 under the lambda: column c is the tree over column c.
+    std::array<double, 3> out{};
+    kernel::reduce_rows<xsimd::default_arch>(xs.data(), 300, 3, pick, out.data());
+    for (std::size_t c = 0; c < 3; ++c) {
+        std::vector<double> column;
+        for (std::size_t j = 0; j < 300; ++j) {
+            column.push_back(xs[j * 3 + c]);
+        }
+        BOOST_CHECK(same_bits(out[c], testing::oracle_reduce(column, pick)));
+    }
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -212,9 +212,16 @@ def test_errors_on_one_rank_raise_on_every_rank():
         r.allreduce(x[:3] if last else x)
     with pytest.raises((TypeError, ValueError)):
         r.allreduce(x.astype(np.float32) if last else x)
-    # N = 0 has no result.
+    # N = 0: the predefined ops return their identity on every rank; a callable op has none.
+    assert bits(treefold.allreduce(COMM, np.zeros(0))) == bits(np.float64(0.0))
+    assert treefold.allreduce(COMM, np.zeros(0, np.int32), op="min") == np.iinfo(np.int32).max
+    assert treefold.allreduce(COMM, np.zeros(0), op="prod") == 1.0
+    empty = treefold.Reducer(COMM, 0, np.float64, op="max")
+    assert empty.allreduce(np.zeros(0)) == -np.inf
+    got = empty.reduce(np.zeros(0), P - 1)
+    assert (got == -np.inf) if RANK == P - 1 else got is None
     with pytest.raises(ValueError):
-        treefold.allreduce(COMM, np.zeros(0))
+        treefold.Reducer(COMM, 0, object, op=lambda a, b: a).allreduce(np.zeros(0, object))
     # Everything still works afterwards.
     assert r.allreduce(x) == treefold.allreduce(COMM, x) == tree(np.tile(x, P), np.add)
 

@@ -10,6 +10,7 @@
 #include "treefold/layout/block_layout.hpp"
 #include "treefold/layout/distribution.hpp"
 #include "treefold/detail/reduction_core.hpp"
+#include "treefold/detail/special_results.hpp"
 
 #include <boost/mpi/communicator.hpp>
 
@@ -46,12 +47,18 @@ public:
 
     /// The sum of all N values rounded to double, on every rank (the same bits everywhere).
     /// Collective; errors as treefold::reducer::all_reduce (a span of the wrong size:
-    /// std::invalid_argument on every rank; N = 0: std::domain_error).
-    double all_reduce(std::span<const double> local) { return all_reduce_parts(local).to_double(); }
+    /// std::invalid_argument on every rank). N = 0 gives +0.0 and a NaN sum the canonical
+    /// quiet NaN, as for treefold::reducer under ops::plus.
+    double all_reduce(std::span<const double> local) { return settled<ops::plus>(all_reduce_parts(local).to_double()); }
 
-    /// The sum as the Value the tree computed, before rounding (the same checks).
+    /// The sum as the Value the tree computed, before rounding (the same checks; N = 0: the
+    /// zero Value).
     Value all_reduce_parts(std::span<const double> local)
     {
+        if (core_.layout().size() == 0) {
+            agree_on_empty_call(core_.communicator(), local.size(), -1, false);
+            return Value{};
+        }
         node_op op{local.data()};
         return core_.template all_reduce<node_kernel>(nullptr, local.size(), op);
     }
@@ -59,9 +66,13 @@ public:
     /// The sum on `root` only (nullopt elsewhere); as treefold::reducer::reduce.
     std::optional<double> reduce(std::span<const double> local, int root)
     {
+        if (core_.layout().size() == 0) {
+            agree_on_empty_call(core_.communicator(), local.size(), root, true);
+            return core_.communicator().rank() == root ? std::optional<double>(0.0) : std::nullopt;
+        }
         node_op op{local.data()};
         const std::optional<Value> out = core_.template reduce<node_kernel>(nullptr, local.size(), op, root);
-        return out ? std::optional<double>(out->to_double()) : std::nullopt;
+        return out ? std::optional<double>(settled<ops::plus>(out->to_double())) : std::nullopt;
     }
 
     /// The exchange this reducer runs (for exchange::automatic, the one it chose).

@@ -205,7 +205,7 @@ private:
     {
         own_error_ = nullptr;
         if (layout_.size() == 0) {
-            throw std::domain_error("treefold: reduction of N = 0 values has no result");
+            throw std::domain_error("treefold: reduction of N = 0 values has no result (the operator has no treefold::ops::identity)");
         }
         if (values != local_count() * width_) {
             return failure::local_size(comm_.rank(), values, local_count() * width_);

@@ -8,12 +8,12 @@
 ///   process. One libtreefold.a therefore runs on CPUs without AVX-512.
 /// - Rows (std::array<U, K>) under ops::columnwise<built-in>: the precompiled row kernel,
 ///   SIMD across the K columns.
-/// - Any other operator callable on xsimd::batch<T, Arch> (a generic lambda, say): the
-///   header-only simd<Arch> kernel, Arch being the best architecture the including
-///   translation unit is compiled for (xsimd::default_arch: sse2 unless you pass -mavx2 or
-///   -mavx512f). Specialise kernel::allow_simd<Op> to std::false_type for an operator whose
-///   generic body does not compile for batches.
-/// - Anything else: kernel::scalar.
+/// - Another operator opted in by kernel::allow_simd (below) and callable on
+///   xsimd::batch<T, Arch>: the header-only simd<Arch> kernel, Arch being the best architecture
+///   the including translation unit is compiled for (xsimd::default_arch: sse2 unless you pass
+///   -mavx2 or -mavx512f).
+/// - Anything else (any callable not opted in, a generic lambda included): kernel::scalar,
+///   which calls the operator with T only.
 
 #include "treefold/config.hpp"
 #include "treefold/kernel/ops.hpp"
@@ -31,9 +31,19 @@
 
 namespace treefold::kernel {
 
-/// Opt-out for operators that should not be tried on batches (see dispatch).
+/// Whether the SIMD kernels may call `Op` with xsimd batches instead of T: true for treefold's
+/// own operators (ops::plus, multiplies, min, max, std::plus<>, std::multiplies<>), false for
+/// every other operator, which is then only ever called with T (so a generic lambda such as
+/// `[](auto a, auto b) { return a < b ? b : a; }` compiles and runs on the scalar kernel).
+/// Opt an operator in when its body, called with two batches, computes lane by lane exactly
+/// what it computes on two scalars (xsimd's arithmetic, xsimd::select for a choice):
+///
+///     template <> struct treefold::kernel::allow_simd<my_op> : std::true_type {};
+///
+/// Every kernel gives the scalar tree's bits for such an operator; an operator that is not
+/// lane-wise (a branch on a comparison, a call of a scalar function) must not be opted in.
 template <class Op>
-struct allow_simd : std::true_type {};
+struct allow_simd : std::bool_constant<ops::is_treefold_op<Op>> {};
 
 namespace detail {
 

@@ -4,15 +4,18 @@
 /// Each functor gives the same bits lane by lane as on a scalar, so a kernel may apply it to
 /// a whole register of independent tree nodes. Kernels recognise these (and std::plus /
 /// std::multiplies of the element type) and route them to the precompiled per-architecture
-/// instantiations; any other operator callable on batches takes the header-only SIMD path.
+/// instantiations; another operator takes the header-only SIMD path only when opted in by
+/// kernel::allow_simd (kernel/dispatch.hpp), else the scalar kernel.
 
 #include "treefold/config.hpp"
 #include "treefold/kernel/builtins.hpp"
 
 #include <array>
+#include <complex>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <type_traits>
 
 namespace treefold::ops {
@@ -127,6 +130,101 @@ template <class T>
 inline constexpr builtin_kind builtin_kind_of<std::multiplies<T>, T> = builtin_kind::multiplies;
 template <class T>
 inline constexpr builtin_kind builtin_kind_of<std::multiplies<>, T> = builtin_kind::multiplies;
+
+/// Operators treefold knows (the built-ins above, std::plus / std::multiplies, and columnwise
+/// of them): their NaN results are the canonical quiet NaN (see canonical_nan_result).
+template <class Op>
+inline constexpr bool is_treefold_op =
+    std::is_same_v<Op, plus> || std::is_same_v<Op, multiplies> || std::is_same_v<Op, min> ||
+    std::is_same_v<Op, max> || std::is_same_v<Op, std::plus<>> || std::is_same_v<Op, std::multiplies<>>;
+template <class U>
+inline constexpr bool is_treefold_op<std::plus<U>> = true;
+template <class U>
+inline constexpr bool is_treefold_op<std::multiplies<U>> = true;
+template <class Inner>
+inline constexpr bool is_treefold_op<columnwise<Inner>> = is_treefold_op<Inner>;
+
+/// The result of a reduction of N = 0 values under Op on T, where Op has an identity.
+/// treefold defines it for plus and multiplies (std::plus, std::multiplies too) on arithmetic
+/// and std::complex types (0 and 1), min and max on arithmetic types (+inf / -inf for floating
+/// point, the type's largest / lowest value for integers), and columnwise of those on rows. A
+/// user operator gets one by specialising this template with `static T value()`:
+///
+///     template <> struct treefold::ops::identity<my_op, double> {
+///         static double value() { return 0.0; }
+///     };
+///
+/// Without one, a reduction of N = 0 values throws std::domain_error on every rank.
+template <class Op, class T>
+struct identity {};
+
+/// True when identity<Op, T> gives a value.
+template <class Op, class T>
+concept has_identity = requires {
+    { identity<Op, T>::value() } -> std::convertible_to<T>;
+};
+
+namespace detail {
+template <class T>
+inline constexpr bool complex_type = false;
+template <class U>
+inline constexpr bool complex_type<std::complex<U>> = true;
+template <class T>
+concept ring_element = std::is_arithmetic_v<T> || complex_type<T>;
+template <class Op>
+inline constexpr bool is_sum = std::is_same_v<Op, plus> || std::is_same_v<Op, std::plus<>>;
+template <class Op>
+inline constexpr bool is_product = std::is_same_v<Op, multiplies> || std::is_same_v<Op, std::multiplies<>>;
+template <class U>
+inline constexpr bool is_sum<std::plus<U>> = true;
+template <class U>
+inline constexpr bool is_product<std::multiplies<U>> = true;
+} // namespace detail
+
+template <class Op, detail::ring_element T>
+    requires detail::is_sum<Op>
+struct identity<Op, T> {
+    static T value() { return T(0); }
+};
+template <class Op, detail::ring_element T>
+    requires detail::is_product<Op>
+struct identity<Op, T> {
+    static T value() { return T(1); }
+};
+template <class T>
+    requires std::is_arithmetic_v<T>
+struct identity<min, T> {
+    static T value()
+    {
+        if constexpr (std::numeric_limits<T>::has_infinity) {
+            return std::numeric_limits<T>::infinity();
+        } else {
+            return std::numeric_limits<T>::max();
+        }
+    }
+};
+template <class T>
+    requires std::is_arithmetic_v<T>
+struct identity<max, T> {
+    static T value()
+    {
+        if constexpr (std::numeric_limits<T>::has_infinity) {
+            return -std::numeric_limits<T>::infinity();
+        } else {
+            return std::numeric_limits<T>::lowest();
+        }
+    }
+};
+template <class Inner, class U, std::size_t K>
+    requires has_identity<Inner, U>
+struct identity<columnwise<Inner>, std::array<U, K>> {
+    static std::array<U, K> value()
+    {
+        std::array<U, K> out;
+        out.fill(identity<Inner, U>::value());
+        return out;
+    }
+};
 
 /// Element types with precompiled kernels.
 #define TREEFOLD_KERNEL_IS_SAME(T, U) || std::is_same_v<T, U>

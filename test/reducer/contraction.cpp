@@ -1,0 +1,33 @@
+// Built by check_contraction.sh with the flags under test: a reducer whose operator (a 2x2
+// matrix product) multiplies and adds must refuse a translation unit that contracts.
+#include "treefold/reducer.hpp"
+
+#include <mpi.h>
+
+#include <array>
+#include <cstdio>
+#include <stdexcept>
+
+namespace {
+using mat = std::array<double, 4>;
+struct mat_mul {
+    mat operator()(const mat& x, const mat& y) const
+    {
+        return {x[0] * y[0] + x[1] * y[2], x[0] * y[1] + x[1] * y[3], x[2] * y[0] + x[3] * y[2],
+                x[2] * y[1] + x[3] * y[3]};
+    }
+};
+} // namespace
+
+int main(int argc, char** argv)
+{
+    MPI_Init(&argc, &argv);
+    try {
+        treefold::reducer<mat, mat_mul> r(MPI_COMM_WORLD, 8);
+        std::puts("planned");
+    } catch (const std::logic_error& e) {
+        std::printf("refused: %s\n", e.what());
+    }
+    MPI_Finalize();
+    return 0;
+}
