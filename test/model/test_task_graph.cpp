@@ -1,5 +1,5 @@
-// The task-graph simulator (model/task_graph.hpp) without communication: it reproduces the
-// per-rank-clock simulator on schedules, a binomial reduce and broadcast checked by hand, the
+// The task-graph simulator (model/task_graph.hpp) without communication: simulate() as the
+// schedule's graph, delayed messages, a binomial reduce and broadcast checked by hand, the
 // plan's message counts for every simulated exchange, the critical path's length from the
 // model's own costs, the rendezvous rule, and a well-formed SVG timeline.
 #include <boost/test/unit_test.hpp>
