@@ -9,7 +9,7 @@
 #include "treefold/topology/schedule.hpp"
 #include "treefold/model/pipelining.hpp"
 #include "treefold/model/size_model.hpp"
-#include "treefold/model/simulator.hpp"
+#include "treefold/model/task_graph.hpp"
 
 #include <boost/program_options.hpp>
 

@@ -10,6 +10,7 @@
 #include <map>
 #include <ostream>
 #include <queue>
+#include <random>
 #include <stdexcept>
 #include <string>
 #include <tuple>
@@ -92,6 +93,17 @@ std::size_t task_graph::send(int from, int to, std::uint64_t bytes, std::vector<
 std::size_t task_graph::receive(int to, int from, std::vector<std::size_t> after)
 {
     return add(message_task(task_kind::receive, to, from, ranks_, 0, std::move(after)));
+}
+
+void task_graph::add_delay(std::size_t send, double extra)
+{
+    if (send >= tasks_.size() || tasks_[send].kind != task_kind::send) {
+        throw std::invalid_argument("treefold: task " + std::to_string(send) + " is not a send: only a message can be delayed");
+    }
+    if (!finite_nonnegative(extra)) {
+        throw std::invalid_argument("treefold: a message's extra delay must be finite and >= 0");
+    }
+    tasks_[send].delay += extra;
 }
 
 void task_graph::matched()
@@ -192,7 +204,7 @@ timeline simulate_graph(task_graph& g, const network& net)
         double at = post;
         if (t.kind == task_kind::receive) {
             const double sent = out.times[t.match].end;
-            tt.arrival = (net.rendezvous(t.bytes) ? std::max(sent, post) : sent) + net.latency(t.bytes);
+            tt.arrival = (net.rendezvous(t.bytes) ? std::max(sent, post) : sent) + (net.latency(t.bytes) + tasks[t.match].delay);
             if (tt.arrival > post || tt.bound == bound_by::nothing) {
                 tt.bound = bound_by::message;
                 tt.by = t.match;
@@ -328,6 +340,42 @@ task_graph schedule_graph(const topology::schedule& s, int p, const partial_byte
         }
     }
     return g;
+}
+
+simulation simulate(const topology::schedule& s, int p, const params& m, const noise& n)
+{
+    m.check();
+    task_graph g = schedule_graph(s, p);
+    if (!(std::isfinite(n.mean) && n.mean >= 0)) {
+        throw std::invalid_argument("treefold: simulator noise mean must be finite and >= 0");
+    }
+    if (n.mean > 0) {
+        // One draw per message: by round, then sender, then issue order (a rank's sends are in
+        // the graph in rounds_of's order).
+        std::vector<std::vector<std::size_t>> sends(static_cast<std::size_t>(p));
+        for (std::size_t i = 0; i < g.tasks().size(); ++i) {
+            if (g.tasks()[i].kind == task_kind::send) {
+                sends[static_cast<std::size_t>(g.tasks()[i].rank)].push_back(i);
+            }
+        }
+        std::vector<std::vector<std::size_t>> rounds(static_cast<std::size_t>(s.rounds()));
+        for (int q = 0; q < p; ++q) {
+            std::size_t k = 0;
+            for (const topology::round_plan& rp : topology::rounds_of(s, p, q)) {
+                for (std::size_t t = 0; t < rp.to.size(); ++t) {
+                    rounds[static_cast<std::size_t>(rp.round)].push_back(sends[static_cast<std::size_t>(q)][k++]);
+                }
+            }
+        }
+        std::mt19937_64 rng(n.seed);
+        for (const auto& round : rounds) {
+            for (const std::size_t i : round) {
+                g.add_delay(i, std::exponential_distribution<double>(1.0 / n.mean)(rng));
+            }
+        }
+    }
+    const timeline t = simulate_graph(g, pipelining_network({m.alpha_p, m.alpha_r, receive_cost::conflicts}));
+    return {t.makespan, t.messages};
 }
 
 void add_broadcast(task_graph& g, int root, std::uint64_t bytes, const std::vector<std::size_t>& after)

@@ -7,7 +7,7 @@
 
 #include "treefold/topology/schedule.hpp"
 #include "treefold/model/pipelining.hpp"
-#include "treefold/model/simulator.hpp"
+#include "treefold/model/task_graph.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -397,6 +397,13 @@ BOOST_AUTO_TEST_CASE(modelled_time_and_simulator_agree_with_closed_form)
     const auto b2 = model::simulate(s, 100, m, {0.2, 7});
     BOOST_CHECK_EQUAL(a.time, b2.time);
     BOOST_CHECK_GT(a.time, model::simulate(s, 100, m).time);
+    // Noisy times pinned (one draw per message by round, sender, issue order).
+    BOOST_CHECK_EQUAL(s.to_string(), "5 5 4");
+    BOOST_CHECK_CLOSE(a.time, 9.0932936107359108, 1e-10);
+    BOOST_CHECK_CLOSE(model::simulate(schedule({2, 3, 5}), 30, m, {1.5, 9}).time, 22.100683373272997, 1e-10);
+    BOOST_CHECK_CLOSE(model::simulate(schedule::parse("merge(4) 2 4 invmerge"), 12, m, {0.5, 3}).time,
+                      7.3752703766434076, 1e-10);
+    BOOST_CHECK(throws_with([&] { model::simulate(s, 100, m, {-1, 1}); }, "noise mean must be finite and >= 0"));
     BOOST_CHECK(throws_with([&] { model::simulate(schedule({2}), 3, m); }, "does not fit p = 3"));
 }
 

@@ -1,5 +1,5 @@
-// The task-graph simulator (model/task_graph.hpp) without communication: it reproduces the
-// per-rank-clock simulator on schedules, a binomial reduce and broadcast checked by hand, the
+// The task-graph simulator (model/task_graph.hpp) without communication: simulate() as the
+// schedule's graph, delayed messages, a binomial reduce and broadcast checked by hand, the
 // plan's message counts for every simulated exchange, the critical path's length from the
 // model's own costs, the rendezvous rule, and a well-formed SVG timeline.
 #include <boost/test/unit_test.hpp>
@@ -9,7 +9,6 @@
 #include "treefold/layout/block_layout.hpp"
 #include "treefold/model/plan_messages.hpp"
 #include "treefold/model/pipelining.hpp"
-#include "treefold/model/simulator.hpp"
 #include "treefold/model/task_graph.hpp"
 #include "treefold/topology/schedule.hpp"
 
@@ -98,14 +97,12 @@ layout::block_layout counts(std::vector<index_t> c) { return layout::block_layou
 
 } // namespace
 
-BOOST_AUTO_TEST_CASE(reproduces_the_per_rank_clock_simulator_on_schedules)
+BOOST_AUTO_TEST_CASE(simulate_is_the_schedule_graph_with_receive_conflicts)
 {
-    // The per-rank-clock simulator serialises receives (α_r apart), as the graph's pipelining
-    // network does with receive conflicts; it restarts that spacing at every round, the graph
-    // carries it over from the previous round's last receive. That difference never shows in
-    // these schedules (checked here); with noise the two would differ, so none is used.
-    const model::params m{0.88, 0.38, model::receive_cost::conflicts};
-    const model::pipelining_network net(m);
+    // model::simulate runs schedule_graph on the pipelining network with receive conflicts,
+    // whatever the parameters' receive model says.
+    const model::params m{0.88, 0.38};
+    const model::pipelining_network net({m.alpha_p, m.alpha_r, model::receive_cost::conflicts});
     int compared = 0;
     for (int p = 1; p <= 48; ++p) {
         std::vector<topology::schedule> all{topology::recursive_doubling(p), model::heuristic(p, m), model::best(p, m),
@@ -116,10 +113,10 @@ BOOST_AUTO_TEST_CASE(reproduces_the_per_rank_clock_simulator_on_schedules)
         for (const auto& s : all) {
             auto g = model::schedule_graph(s, p);
             const auto t = model::simulate_graph(g, net);
-            const auto clock = model::simulate(s, p, m);
-            BOOST_CHECK_MESSAGE(std::abs(t.makespan - clock.time) < 1e-9,
-                                s.to_string() << " over " << p << ": graph " << t.makespan << ", per-rank clock " << clock.time);
-            BOOST_CHECK_EQUAL(t.messages, clock.messages);
+            const auto sim = model::simulate(s, p, m);
+            BOOST_CHECK_MESSAGE(t.makespan == sim.time,
+                                s.to_string() << " over " << p << ": graph " << t.makespan << ", simulate " << sim.time);
+            BOOST_CHECK_EQUAL(t.messages, sim.messages);
             BOOST_CHECK_EQUAL(t.messages, s.messages(p));
             ++compared;
         }
@@ -135,6 +132,25 @@ BOOST_AUTO_TEST_CASE(reproduces_the_per_rank_clock_simulator_on_schedules)
     BOOST_CHECK_CLOSE(model::modelled_time(c6, 6, free), 5.0, 1e-9);
     const model::params conflicting{1.0, 0.5, model::receive_cost::conflicts};
     BOOST_CHECK_CLOSE(model::simulate_graph(g, model::pipelining_network(conflicting)).makespan, 5.5, 1e-9);
+}
+
+BOOST_AUTO_TEST_CASE(a_delayed_message_arrives_later)
+{
+    // α_r = 0.5 on the sender's CPU, α_p = 1 in flight, plus the message's extra delay.
+    model::task_graph g(2);
+    const std::size_t first = g.send(0, 1, 8);
+    g.send(0, 1, 8);
+    g.receive(1, 0);
+    g.receive(1, 0);
+    g.add_delay(first, 2.0);
+    g.add_delay(first, 0.25);
+    const auto t = model::simulate_graph(g, model::pipelining_network(model::params{1.0, 0.5}));
+    BOOST_CHECK_CLOSE(t.times[2].arrival, 3.75, 1e-12); // 0.5 + 1 + 2.25
+    BOOST_CHECK_CLOSE(t.times[3].arrival, 2.0, 1e-12);  // 1.0 + 1
+    BOOST_CHECK_CLOSE(t.makespan, 3.75, 1e-12);
+    BOOST_CHECK(throws_with([&] { g.add_delay(2, 1.0); }, "not a send"));
+    BOOST_CHECK(throws_with([&] { g.add_delay(9, 1.0); }, "not a send"));
+    BOOST_CHECK(throws_with([&] { g.add_delay(first, -1.0); }, "finite and >= 0"));
 }
 
 BOOST_AUTO_TEST_CASE(binomial_reduce_and_broadcast_by_hand)

@@ -14,6 +14,7 @@
 /// - a send occupies the CPU for send_overhead(b) and its message arrives latency(b) after
 ///   the send ends; a message over the model's eager limit (rendezvous(b)) cannot leave
 ///   before its receive is posted: it arrives latency(b) after the later of the two;
+/// - a send's message also takes its task's `delay` in flight (e.g. random noise);
 /// - a receive occupies the receive port for receive_overhead(b), and two receives on one
 ///   rank end at least receive_gap(b) apart (the pipelining model's α_r with receive
 ///   conflicts).
@@ -54,6 +55,7 @@ struct task {
     double duration = 0;             ///< compute: how long it takes
     std::vector<std::size_t> after;  ///< tasks that must end before it starts (added earlier)
     std::size_t match = 0;           ///< send/receive: the matching task (set by task_graph::matched)
+    double delay = 0;                ///< send: extra time its message spends in flight
 };
 
 /// A program as a task graph over ranks 0..ranks()-1.
@@ -71,6 +73,8 @@ public:
     std::size_t send(int from, int to, std::uint64_t bytes, std::vector<std::size_t> after = {});
     /// Adds a receive on `to` of the next message from `from` (matched in order with the sends).
     std::size_t receive(int to, int from, std::vector<std::size_t> after = {});
+    /// Adds `extra` (finite, >= 0) to the time the message of send task `send` spends in flight.
+    void add_delay(std::size_t send, double extra);
 
     /// Pairs every receive with its send (k-th receive of a pair with the k-th send) and
     /// gives each receive its message's size; throws std::invalid_argument naming the first
@@ -110,7 +114,7 @@ public:
 
 /// The pipelining model (model/pipelining.hpp): a send costs the sender α_r, a message
 /// arrives α_p after its send; sizes play no part. With receive_cost::conflicts two receives
-/// on a rank end at least α_r apart, the per-rank-clock simulator's rule (model/simulator.hpp).
+/// on a rank end at least α_r apart (simulate's rule).
 class pipelining_network final : public network {
 public:
     explicit pipelining_network(const params& m);
@@ -248,6 +252,29 @@ partial_bytes frontier_partials(const layout::block_layout& layout, std::uint64_
 /// that the next round comes after. Throws std::invalid_argument unless s fits p.
 task_graph schedule_graph(const topology::schedule& s, int p, const partial_bytes& bytes = scalar_partials(),
                           const work_costs& work = {}, const std::function<double(int)>& local = {});
+
+/// Optional noise of simulate: each message's flight gets an extra exponential delay with this mean.
+struct noise {
+    double mean = 0;        ///< mean extra delay per message (0: deterministic)
+    std::uint64_t seed = 1; ///< random seed (same seed, same result)
+};
+
+/// What simulate reports.
+struct simulation {
+    double time = 0;            ///< completion: when the last rank ends its last round
+    std::uint64_t messages = 0; ///< point-to-point messages sent
+};
+
+/// One allreduce with `s` over p ranks under the pipelining model: schedule_graph(s, p) on
+/// pipelining_network with receive conflicts, whatever m.receives says. A rank issues its
+/// sends of a round α_r apart, a message arrives α_p later (plus noise, drawn in the order
+/// round, sender, issue order), a rank handles one arrival of a round per α_r and starts its
+/// next round when its sends and receives are done; ranks wait only for the messages they
+/// need, so stages overlap where the data flow allows. Without noise a factor-f stage of
+/// synchronised ranks takes α_p + (f−1)·α_r and factor-only schedules on p = (b+1)^k finish
+/// at (α_p + b·α_r)·log_{b+1} p; it never exceeds modelled_time with receive_cost::conflicts.
+/// Throws std::invalid_argument unless s.fits(p) and m and n are valid.
+simulation simulate(const topology::schedule& s, int p, const params& m, const noise& n = {});
 
 /// Appends to `g` a binomial broadcast of a `bytes`-byte result from `root` (the reducer's,
 /// net/tree_walk.hpp): every rank receives from its parent after `after[rank]`, then sends to
