@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Floating-point contraction is refused in the translation unit that plans a reducer with a
 # multiply-add operator (contraction.cpp): built with g++ and clang++ with treefold's
-# pkg-config flags (this build's treefold.pc, pointed at the build tree) followed by the flags
+# pkg-config flags (this build's treefold-cxx.pc and treefold.pc, pointed at the build tree) followed by the flags
 # under test, run on 2 ranks. Both ways of getting it wrong must make every rank throw the
 # message naming -ffp-contract=off: an explicit -ffp-contract=fast after the flags, and the
 # compiler's own default (g++ -std=gnu++20; clang++'s -ffp-contract=on) with the include
@@ -11,7 +11,9 @@ set -eu
 src="$1"; build="$2"; mpiexec="$3"
 grep -qw fma /proc/cpuinfo || { echo "this CPU has no FMA: nothing to contract"; exit 77; }
 work="$(mktemp -d)"; trap 'rm -rf "$work"' EXIT
-cflags="$(sed -n 's/^Cflags: //p' "$build/treefold.pc" | sed "s|-I\${includedir}|-I$src/include -I$build/include|")"
+# The C++ line: treefold-cxx.pc's Cflags (-std=c++20, ...) and those of treefold.pc it requires.
+cflags="$(sed -n 's/^Cflags: //p' "$build/treefold-cxx.pc" "$build/treefold.pc" | tr '\n' ' ' |
+  sed "s|-I\${includedir}|-I$src/include -I$build/include|g")"
 libs="$(sed -n 's/^Libs: //p' "$build/treefold.pc" | sed "s|-L\${libdir}|-L$build/src|; s| -ltreefold_[a-z]*||g")"
 # Without -std and -ffp-contract: the include path alone.
 bare="$(echo "$cflags" | sed 's/-std=c++20//; s/-ffp-contract=off//')"
