@@ -507,6 +507,11 @@ BOOST_AUTO_TEST_CASE(empty_reduction_gives_the_identity)
     BOOST_CHECK_THROW(sum.reduce(mine, 0), local_size_error);
     BOOST_CHECK_THROW(rows.all_reduce(mine), local_size_error);
     BOOST_CHECK_EQUAL(sum.all_reduce({}), 0.0);
+    // The one-call forms: the identity (on the root for reduce); a root outside [0, p) throws.
+    const std::vector<double> none;
+    BOOST_CHECK_EQUAL(bits_of(treefold::all_reduce(w, none)), 0u);
+    BOOST_CHECK_EQUAL(treefold::reduce(w, none, p - 1).has_value(), w.rank() == p - 1);
+    BOOST_CHECK_THROW(treefold::reduce(w, none, p), std::invalid_argument);
 }
 
 // A NaN result under treefold's operators is the canonical quiet NaN for every p, every core
