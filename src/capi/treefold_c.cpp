@@ -544,8 +544,9 @@ int treefold_context_create_info(MPI_Comm comm, int64_t global_start, int64_t lo
 
 namespace {
 
-/// treefold_iallreduce_ctx (root -1) and treefold_ireduce_ctx.
-int start_call(treefold_context ctx, const void* local, void* result, int root, treefold_request* request)
+/// treefold_iallreduce_ctx (`rooted` false) and treefold_ireduce_ctx (a negative root is
+/// MPI_ERR_ROOT, never an allreduce).
+int start_call(treefold_context ctx, const void* local, void* result, bool rooted, int root, treefold_request* request)
 {
     if (request == nullptr) {
         return fail(MPI_ERR_ARG, "treefold: NULL pointer to a request");
@@ -558,9 +559,12 @@ int start_call(treefold_context ctx, const void* local, void* result, int root, 
     if (c.width != 1) {
         return fail(MPI_ERR_ARG, "treefold: nonblocking calls take a context of one value per index, not rows");
     }
-    if (root != -1 && (root < 0 || root >= c.size)) {
+    if (rooted && (root < 0 || root >= c.size)) {
         return fail(MPI_ERR_ROOT, "treefold: reduce root " + std::to_string(root) +
                                       " is not a rank of a communicator of size " + std::to_string(c.size));
+    }
+    if (!rooted) {
+        root = -1; // context::start's allreduce
     }
     auto started = std::make_unique<treefold_request_s>();
     started->ok = (local != nullptr || c.local_count == 0) && (result != nullptr || (root >= 0 && c.rank != root));
@@ -579,12 +583,12 @@ int start_call(treefold_context ctx, const void* local, void* result, int root, 
 
 int treefold_iallreduce_ctx(treefold_context ctx, const void* local, void* result, treefold_request* request)
 {
-    return start_call(ctx, local, result, -1, request);
+    return start_call(ctx, local, result, false, -1, request);
 }
 
 int treefold_ireduce_ctx(treefold_context ctx, const void* local, void* result, int root, treefold_request* request)
 {
-    return start_call(ctx, local, result, root, request);
+    return start_call(ctx, local, result, true, root, request);
 }
 
 int treefold_wait(treefold_request* request)

@@ -79,6 +79,8 @@ int main(int argc, char** argv)
               rank);
         check(treefold_wait(&req) == MPI_ERR_BUFFER, "a NULL buffer on rank 0: MPI_ERR_BUFFER at every wait", rank);
         check(treefold_ireduce_ctx(ctx, halves, &all, size, &req) == MPI_ERR_ROOT && req == NULL, "ireduce root", rank);
+        check(treefold_ireduce_ctx(ctx, halves, &all, -1, &req) == MPI_ERR_ROOT && req == NULL, "ireduce root -1",
+              rank);
         treefold_context_destroy(&ctx);
     }
 
