@@ -379,10 +379,11 @@ int create(MPI_Comm comm, const std::int64_t* start, std::int64_t count, MPI_Dat
             mine.error_class = MPI_ERR_COUNT;
             mine.message = "treefold: the row width k must be positive";
         }
-        if (width != 0 && (options.threads > 1 || !options.exchange.empty()) && mine.error_class == MPI_SUCCESS) {
+        if (width != 0 && (options.threads > 1 || !options.exchange.empty() || options.kernel != kernel_choice::best) &&
+            mine.error_class == MPI_SUCCESS) {
             mine.error_class = MPI_ERR_INFO_VALUE;
-            mine.message = "treefold: an element-wise context takes no exchange or threads option (it runs the "
-                           "direct exchange on one thread)";
+            mine.message = "treefold: an element-wise context takes no exchange, threads or kernel option (it runs "
+                           "the direct exchange on one thread with its row kernel)";
         }
         const agreed_arguments args = agree(net::private_communicator(c), mine);
         const auto n = static_cast<std::uint64_t>(count);
@@ -393,6 +394,7 @@ int create(MPI_Comm comm, const std::int64_t* start, std::int64_t count, MPI_Dat
             const exchange::detail::forced_choice_scope exchange_option(options.exchange);
             ctx->impl = make_any_context(c, std::move(layout), args, op, type, static_cast<std::uint64_t>(width));
         }
+        ctx->impl->kernel = options.kernel;
         if (options.threads > 1) {
             ctx->impl->set_threads(options.threads);
         }
@@ -638,6 +640,11 @@ int64_t treefold_context_width(treefold_context ctx)
 const char* treefold_context_exchange(treefold_context ctx)
 {
     return ctx == nullptr ? nullptr : ctx->impl->exchange.c_str();
+}
+
+const char* treefold_context_kernel(treefold_context ctx)
+{
+    return ctx == nullptr ? nullptr : kernel_name(ctx->impl->kernel);
 }
 
 int treefold_context_threads(treefold_context ctx)

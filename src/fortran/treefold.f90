@@ -7,7 +7,7 @@
 !>   call treefold_allreduce(local, result, comm [, ierr] [, op=])   ! real64, real32, int64, int32
 !>   call treefold_reduce(local, result, root, comm [, ierr] [, op=])  ! result on root only
 !>   call treefold_context_create(comm, local_count, datatype, op, ctx [, ierr] [, global_start=] &
-!>                                [, exchange=] [, threads=])
+!>                                [, exchange=] [, threads=] [, kernel=])
 !>   call treefold_context_create_rows(comm, local_count, k, datatype, op, ctx [, ierr] [, global_start=])
 !>   call treefold_allreduce_ctx(ctx, local, result [, ierr])
 !>   call treefold_reduce_ctx(ctx, local, result, root [, ierr])
@@ -16,7 +16,7 @@
 !>   call treefold_iallreduce_ctx(ctx, local, result, request [, ierr])   ! nonblocking; real64,
 !>   call treefold_ireduce_ctx(ctx, local, result, root, request [, ierr])  ! real32, int64, int32
 !>   call treefold_wait(request [, ierr]);  call treefold_test(request, flag [, ierr])
-!>   name = treefold_context_exchange(ctx);  n = treefold_context_threads(ctx)
+!>   name = treefold_context_exchange(ctx);  n = treefold_context_threads(ctx);  k = treefold_context_kernel(ctx)
 !>   call treefold_context_last_counters(ctx [, messages=] [, bytes=] [, collectives=] [, collective_bytes=])
 !>   call treefold_context_destroy(ctx [, ierr])
 !>   msg = treefold_error_message()
@@ -34,7 +34,7 @@ module treefold
             treefold_reduce_ctx, treefold_context_destroy, treefold_context_local_count, treefold_error_message, &
             treefold_context_create_rows, treefold_allreduce_rows, treefold_reduce_rows, treefold_reduce, &
             treefold_request, treefold_iallreduce_ctx, treefold_ireduce_ctx, treefold_wait, treefold_test, &
-            treefold_context_exchange, treefold_context_threads, treefold_context_last_counters, &
+            treefold_context_exchange, treefold_context_threads, treefold_context_last_counters, treefold_context_kernel, &
             treefold_context_global_count, treefold_context_width
 
   !> A planned reduction (treefold_context in C).
@@ -122,6 +122,11 @@ module treefold
       import :: c_ptr
       type(c_ptr), value :: ctx
     end function c_context_exchange
+
+    type(c_ptr) function c_context_kernel(ctx) bind(C, name='treefold_context_kernel')
+      import :: c_ptr
+      type(c_ptr), value :: ctx
+    end function c_context_kernel
 
     integer(c_int) function c_context_threads(ctx) bind(C, name='treefold_context_threads')
       import :: c_int, c_ptr
@@ -375,8 +380,10 @@ contains
   !> Plans a reduction of local_count values of `datatype` per rank (blocks in rank order, or
   !> this rank's block at global_start, counted from 0), with C's context options as keywords:
   !> exchange= ('automatic', 'native', 'binomial', 'direct', 'dual4', 'schedule_rd'; the same
-  !> on every rank) and threads= (this rank's threads, > 0). Collective.
-  subroutine treefold_context_create(comm, local_count, datatype, op, ctx, ierr, global_start, exchange, threads)
+  !> on every rank), threads= (this rank's threads, > 0) and kernel= ('best', 'scalar', 'sse2',
+  !> 'avx2', 'avx512f'). Collective.
+  subroutine treefold_context_create(comm, local_count, datatype, op, ctx, ierr, global_start, exchange, threads, &
+                                     kernel)
     type(MPI_Comm), intent(in) :: comm
     integer(int64), intent(in) :: local_count
     type(MPI_Datatype), intent(in) :: datatype
@@ -386,6 +393,7 @@ contains
     integer(int64), intent(in), optional :: global_start
     character(len=*), intent(in), optional :: exchange
     integer, intent(in), optional :: threads
+    character(len=*), intent(in), optional :: kernel
     integer(c_int64_t) :: start
     type(MPI_Info) :: info
     character(len=32) :: text
@@ -393,8 +401,9 @@ contains
     start = -1 ! TREEFOLD_RANK_ORDER
     if (present(global_start)) start = global_start
     info = MPI_INFO_NULL
-    if (present(exchange) .or. present(threads)) call MPI_Info_create(info)
+    if (present(exchange) .or. present(threads) .or. present(kernel)) call MPI_Info_create(info)
     if (present(exchange)) call MPI_Info_set(info, 'exchange', exchange)
+    if (present(kernel)) call MPI_Info_set(info, 'kernel', kernel)
     if (present(threads)) then
       write (text, '(i0)') threads ! C checks it: not positive is MPI_ERR_INFO_VALUE on every rank
       call MPI_Info_set(info, 'threads', trim(text))
@@ -412,6 +421,13 @@ contains
     character(len=:), allocatable :: name
     name = from_c_string(c_context_exchange(ctx%handle))
   end function treefold_context_exchange
+
+  !> The local kernel's name ('best' by default); '' for a context that was not created.
+  function treefold_context_kernel(ctx) result(name)
+    type(treefold_context), intent(in) :: ctx
+    character(len=:), allocatable :: name
+    name = from_c_string(c_context_kernel(ctx%handle))
+  end function treefold_context_kernel
 
   !> The threads this rank's values are reduced on (1 by default; -1: not created).
   integer function treefold_context_threads(ctx)

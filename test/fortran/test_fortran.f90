@@ -214,12 +214,14 @@ contains
     if (ierr /= MPI_ERR_ROOT) call fail('expected MPI_ERR_ROOT on every rank')
   end subroutine check_int32_and_rows
 
-  !> exchange= and threads=: every exchange (and 3 threads) gives the default context's bits;
+  !> exchange=, threads= and kernel=: every exchange (1 to 3 threads, the kernels) gives the bits;
   !> the getters report the choice; a bad value is MPI_ERR_INFO_VALUE on every rank.
   subroutine check_options()
     integer(int64), parameter :: n = 5000
     character(len=*), parameter :: names(6) = [character(len=11) :: 'automatic', 'native', 'binomial', 'direct', &
                                                 'dual4', 'schedule_rd']
+    character(len=*), parameter :: kernels(6) = [character(len=7) :: 'best', 'scalar', 'sse2', 'scalar', 'best', &
+                                                  'scalar']
     real(real64) :: xs(n), want, got
     integer(int64) :: lo, hi, i, messages, bytes, collectives, collective_bytes
     type(treefold_context) :: ctx
@@ -232,12 +234,14 @@ contains
     call block_of(n, rank, lo, hi)
     do e = 1, size(names)
       call treefold_context_create(MPI_COMM_WORLD, hi - lo + 1, MPI_DOUBLE_PRECISION, MPI_SUM, ctx, ierr, &
-                                   exchange=trim(names(e)), threads=1 + mod(rank + e, 3))
+                                   exchange=trim(names(e)), threads=1 + mod(rank + e, 3), kernel=trim(kernels(e)))
       if (ierr /= MPI_SUCCESS) call fail('create, exchange='//trim(names(e))//': '//treefold_error_message())
       used = treefold_context_exchange(ctx)
       if (e > 1 .and. used /= trim(names(e))) call fail('exchange '//trim(names(e))//' reported as '//used)
       if (e == 1 .and. len(used) == 0) call fail('automatic reports no exchange')
       if (treefold_context_threads(ctx) /= 1 + mod(rank + e, 3)) call fail('threads getter differs')
+      used = treefold_context_kernel(ctx)
+      if (used /= trim(kernels(e))) call fail('kernel '//trim(kernels(e))//' reported as '//used)
       if (treefold_context_global_count(ctx) /= n) call fail('global count differs')
       if (treefold_context_width(ctx) /= 1) call fail('width is not 1')
       call treefold_context_last_counters(ctx, messages, bytes, collectives, collective_bytes, ierr)
@@ -266,6 +270,9 @@ contains
     call treefold_context_create(MPI_COMM_WORLD, hi - lo + 1, MPI_DOUBLE_PRECISION, MPI_SUM, ctx, ierr, &
                                  threads=merge(0, 2, rank == 0))
     if (ierr /= MPI_ERR_INFO_VALUE) call fail('threads=0: expected MPI_ERR_INFO_VALUE on every rank')
+    call treefold_context_create(MPI_COMM_WORLD, hi - lo + 1, MPI_DOUBLE_PRECISION, MPI_SUM, ctx, ierr, &
+                                 kernel=trim(merge('fastest', 'scalar ', rank == 0)))
+    if (ierr /= MPI_ERR_INFO_VALUE) call fail('kernel=fastest: expected MPI_ERR_INFO_VALUE on every rank')
   end subroutine check_options
 
   !> iallreduce / ireduce with test and wait: the blocking call's bits; a non-contiguous local
