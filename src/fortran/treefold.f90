@@ -13,8 +13,8 @@
 !>   call treefold_reduce_ctx(ctx, local, result, root [, ierr])
 !>   call treefold_allreduce_rows(ctx, local, result [, ierr])          ! result(k)
 !>   call treefold_reduce_rows(ctx, local, result, root [, ierr])
-!>   call treefold_iallreduce_ctx(ctx, local, result, request [, ierr])   ! nonblocking; real64,
-!>   call treefold_ireduce_ctx(ctx, local, result, root, request [, ierr])  ! real32, int64, int32
+!>   call treefold_iallreduce_ctx(ctx, local, result, request [, ierr])   ! nonblocking
+!>   call treefold_ireduce_ctx(ctx, local, result, root, request [, ierr])
 !>   call treefold_wait(request [, ierr]);  call treefold_test(request, flag [, ierr])
 !>   name = treefold_context_exchange(ctx);  n = treefold_context_threads(ctx);  k = treefold_context_kernel(ctx)
 !>   call treefold_context_last_counters(ctx [, messages=] [, bytes=] [, collectives=] [, collective_bytes=])
@@ -46,16 +46,6 @@ module treefold
   type :: treefold_request
     type(c_ptr) :: handle = c_null_ptr
   end type treefold_request
-
-  !> Starts treefold_allreduce_ctx without waiting (C's treefold_iallreduce_ctx).
-  interface treefold_iallreduce_ctx
-    module procedure iallreduce_real64, iallreduce_real32, iallreduce_int64, iallreduce_int32
-  end interface treefold_iallreduce_ctx
-
-  !> Starts treefold_reduce_ctx without waiting (C's treefold_ireduce_ctx).
-  interface treefold_ireduce_ctx
-    module procedure ireduce_real64, ireduce_real32, ireduce_int64, ireduce_int32
-  end interface treefold_ireduce_ctx
 
   !> The one-call reduction of local (rank order) into result on every rank.
   interface treefold_allreduce
@@ -456,125 +446,40 @@ contains
     call finish(c_context_last_counters(ctx%handle, messages, bytes, collectives, collective_bytes), ierr)
   end subroutine treefold_context_last_counters
 
-  !> Starts the call (rooted: a reduce to `root`) and sets request. local is NULL for an empty
-  !> or non-contiguous array: C then fails the call on every rank (MPI_ERR_BUFFER, at the wait)
-  !> when this rank holds values, since a contiguous copy would not outlive this call.
-  subroutine start(ctx, local, result, rooted, root, request, ierr)
+  !> Starts treefold_allreduce_ctx and returns at once (C's treefold_iallreduce_ctx). local:
+  !> this rank's values, result: one value, of the context's datatype (assumed type, as for
+  !> treefold_allreduce_ctx). Neither may be touched until the request completes: declare them
+  !> asynchronous in the caller, as for MPI's nonblocking calls. Collective.
+  subroutine treefold_iallreduce_ctx(ctx, local, result, request, ierr)
     type(treefold_context), intent(in) :: ctx
-    type(c_ptr), intent(in) :: local, result
-    logical, intent(in) :: rooted
+    type(*), intent(in), target, asynchronous :: local(:)
+    type(*), intent(inout), target, asynchronous :: result
+    type(treefold_request), intent(out) :: request
+    integer, intent(out), optional :: ierr
+    call finish(c_istart(ctx%handle, address_of(local), c_loc(result), request%handle), ierr)
+  end subroutine treefold_iallreduce_ctx
+
+  !> As treefold_iallreduce_ctx, result set on `root` only (C's treefold_ireduce_ctx).
+  subroutine treefold_ireduce_ctx(ctx, local, result, root, request, ierr)
+    type(treefold_context), intent(in) :: ctx
+    type(*), intent(in), target, asynchronous :: local(:)
+    type(*), intent(inout), target, asynchronous :: result
     integer, intent(in) :: root
     type(treefold_request), intent(out) :: request
     integer, intent(out), optional :: ierr
-    if (rooted) then
-      call finish(c_istart_root(ctx%handle, local, result, int(root, c_int), request%handle), ierr)
-    else
-      call finish(c_istart(ctx%handle, local, result, request%handle), ierr)
+    call finish(c_istart_root(ctx%handle, address_of(local), c_loc(result), int(root, c_int), request%handle), ierr)
+  end subroutine treefold_ireduce_ctx
+
+  !> The address of a contiguous array with values, read in place; NULL for an empty or
+  !> non-contiguous one (a contiguous copy would not outlive the call), which C turns into
+  !> MPI_ERR_BUFFER on every rank at the wait when this rank holds values.
+  type(c_ptr) function address_of(local)
+    type(*), intent(in), target, asynchronous :: local(:)
+    address_of = c_null_ptr
+    if (size(local) > 0) then
+      if (is_contiguous(local)) address_of = c_loc(local)
     end if
-  end subroutine start
-
-  ! The nonblocking forms, one per kind (as treefold_allreduce): local and result must stay
-  ! untouched until the request completes; declare them asynchronous in the caller, as for
-  ! MPI's nonblocking calls, so the compiler neither caches nor copies them.
-  subroutine iallreduce_real64(ctx, local, result, request, ierr)
-    type(treefold_context), intent(in) :: ctx
-    real(real64), intent(in), target, asynchronous :: local(:)
-    real(real64), intent(inout), target, asynchronous :: result
-    type(treefold_request), intent(out) :: request
-    integer, intent(out), optional :: ierr
-    call start(ctx, address_real64(local), c_loc(result), .false., 0, request, ierr)
-  end subroutine iallreduce_real64
-
-  subroutine ireduce_real64(ctx, local, result, root, request, ierr)
-    type(treefold_context), intent(in) :: ctx
-    real(real64), intent(in), target, asynchronous :: local(:)
-    real(real64), intent(inout), target, asynchronous :: result
-    integer, intent(in) :: root
-    type(treefold_request), intent(out) :: request
-    integer, intent(out), optional :: ierr
-    call start(ctx, address_real64(local), c_loc(result), .true., root, request, ierr)
-  end subroutine ireduce_real64
-
-  type(c_ptr) function address_real64(local)
-    real(real64), intent(in), target, asynchronous :: local(:)
-    address_real64 = c_null_ptr
-    if (size(local) > 0 .and. is_contiguous(local)) address_real64 = c_loc(local)
-  end function address_real64
-
-  subroutine iallreduce_real32(ctx, local, result, request, ierr)
-    type(treefold_context), intent(in) :: ctx
-    real(real32), intent(in), target, asynchronous :: local(:)
-    real(real32), intent(inout), target, asynchronous :: result
-    type(treefold_request), intent(out) :: request
-    integer, intent(out), optional :: ierr
-    call start(ctx, address_real32(local), c_loc(result), .false., 0, request, ierr)
-  end subroutine iallreduce_real32
-
-  subroutine ireduce_real32(ctx, local, result, root, request, ierr)
-    type(treefold_context), intent(in) :: ctx
-    real(real32), intent(in), target, asynchronous :: local(:)
-    real(real32), intent(inout), target, asynchronous :: result
-    integer, intent(in) :: root
-    type(treefold_request), intent(out) :: request
-    integer, intent(out), optional :: ierr
-    call start(ctx, address_real32(local), c_loc(result), .true., root, request, ierr)
-  end subroutine ireduce_real32
-
-  type(c_ptr) function address_real32(local)
-    real(real32), intent(in), target, asynchronous :: local(:)
-    address_real32 = c_null_ptr
-    if (size(local) > 0 .and. is_contiguous(local)) address_real32 = c_loc(local)
-  end function address_real32
-
-  subroutine iallreduce_int64(ctx, local, result, request, ierr)
-    type(treefold_context), intent(in) :: ctx
-    integer(int64), intent(in), target, asynchronous :: local(:)
-    integer(int64), intent(inout), target, asynchronous :: result
-    type(treefold_request), intent(out) :: request
-    integer, intent(out), optional :: ierr
-    call start(ctx, address_int64(local), c_loc(result), .false., 0, request, ierr)
-  end subroutine iallreduce_int64
-
-  subroutine ireduce_int64(ctx, local, result, root, request, ierr)
-    type(treefold_context), intent(in) :: ctx
-    integer(int64), intent(in), target, asynchronous :: local(:)
-    integer(int64), intent(inout), target, asynchronous :: result
-    integer, intent(in) :: root
-    type(treefold_request), intent(out) :: request
-    integer, intent(out), optional :: ierr
-    call start(ctx, address_int64(local), c_loc(result), .true., root, request, ierr)
-  end subroutine ireduce_int64
-
-  type(c_ptr) function address_int64(local)
-    integer(int64), intent(in), target, asynchronous :: local(:)
-    address_int64 = c_null_ptr
-    if (size(local) > 0 .and. is_contiguous(local)) address_int64 = c_loc(local)
-  end function address_int64
-
-  subroutine iallreduce_int32(ctx, local, result, request, ierr)
-    type(treefold_context), intent(in) :: ctx
-    integer(int32), intent(in), target, asynchronous :: local(:)
-    integer(int32), intent(inout), target, asynchronous :: result
-    type(treefold_request), intent(out) :: request
-    integer, intent(out), optional :: ierr
-    call start(ctx, address_int32(local), c_loc(result), .false., 0, request, ierr)
-  end subroutine iallreduce_int32
-
-  subroutine ireduce_int32(ctx, local, result, root, request, ierr)
-    type(treefold_context), intent(in) :: ctx
-    integer(int32), intent(in), target, asynchronous :: local(:)
-    integer(int32), intent(inout), target, asynchronous :: result
-    integer, intent(in) :: root
-    type(treefold_request), intent(out) :: request
-    integer, intent(out), optional :: ierr
-    call start(ctx, address_int32(local), c_loc(result), .true., root, request, ierr)
-  end subroutine ireduce_int32
-
-  type(c_ptr) function address_int32(local)
-    integer(int32), intent(in), target, asynchronous :: local(:)
-    address_int32 = c_null_ptr
-    if (size(local) > 0 .and. is_contiguous(local)) address_int32 = c_loc(local)
-  end function address_int32
+  end function address_of
 
   !> Completes the request (it then holds none) and returns the call's error class, as the
   !> blocking call would (a request holding none completes at once).

@@ -283,9 +283,11 @@ contains
     integer(int64), asynchronous :: ks(n), kgot
     real(real32), asynchronous :: fs(n), fgot
     integer(int32), asynchronous :: is(n), igot
+    complex(real64), asynchronous :: zs(n), zgot
+    complex(real64) :: zwant
     real(real64) :: want
     integer(int64) :: lo, hi, i, m
-    type(treefold_context) :: ctx, kctx, fctx, ictx
+    type(treefold_context) :: ctx, kctx, fctx, ictx, zctx
     type(treefold_request) :: req
     logical :: done
     integer :: polls
@@ -346,9 +348,17 @@ contains
     call treefold_iallreduce_ctx(ictx, is(lo:hi), igot, req, ierr)
     call treefold_wait(req, ierr)
     if (ierr /= MPI_SUCCESS .or. igot /= sum(is)) call fail('int32 iallreduce differs')
+    zs = cmplx(xs(1:n), -xs(n + 1:), real64)
+    call treefold_context_create(MPI_COMM_WORLD, m, MPI_DOUBLE_COMPLEX, MPI_SUM, zctx, ierr)
+    call treefold_allreduce_ctx(zctx, zs(lo:hi), zwant, ierr)
+    call treefold_iallreduce_ctx(zctx, zs(lo:hi), zgot, req, ierr)
+    call treefold_wait(req, ierr)
+    if (ierr /= MPI_SUCCESS .or. any(transfer(zgot, 0_int64, 2) /= transfer(zwant, 0_int64, 2))) &
+      call fail('complex iallreduce differs from the blocking call')
     call treefold_context_destroy(kctx)
     call treefold_context_destroy(fctx)
     call treefold_context_destroy(ictx)
+    call treefold_context_destroy(zctx)
   end subroutine check_nonblocking
 
   !> test_fortran --error-stop: a failing call without ierr stops with treefold's message
