@@ -126,6 +126,8 @@ std::optional<MPI_Op> numeric_op(const py::object& op)
     case MPI_ERR_ROOT:
     case MPI_ERR_OP:
     case MPI_ERR_COMM:
+    case MPI_ERR_INFO_KEY:
+    case MPI_ERR_INFO_VALUE:
         throw py::value_error(msg);
     default:
         throw std::runtime_error(msg);
@@ -404,11 +406,41 @@ private:
     int rc_ = MPI_SUCCESS;
 };
 
+/// A Reducer's context options (C's MPI_Info keys), each None when not given.
+struct reducer_options {
+    std::optional<std::string> exchange;
+    std::optional<std::int64_t> threads;
+    std::optional<std::string> kernel;
+
+    bool any() const { return exchange || threads || kernel; }
+
+    /// The options as an MPI_Info (MPI_INFO_NULL for none); the caller frees it.
+    MPI_Info info() const
+    {
+        MPI_Info info = MPI_INFO_NULL;
+        if (!any()) {
+            return info;
+        }
+        MPI_Info_create(&info);
+        if (exchange) {
+            MPI_Info_set(info, "exchange", exchange->c_str());
+        }
+        if (threads) { // C checks the value: not positive is MPI_ERR_INFO_VALUE on every rank
+            MPI_Info_set(info, "threads", std::to_string(*threads).c_str());
+        }
+        if (kernel) {
+            MPI_Info_set(info, "kernel", kernel->c_str());
+        }
+        return info;
+    }
+};
+
 /// treefold.Reducer: a planned reduction (a C API context, or an object reducer).
 class py_reducer {
 public:
     py_reducer(const py::object& comm, std::int64_t local_count, const py::object& dtype, const py::object& op,
-               const std::optional<std::int64_t>& global_start, const std::optional<std::int64_t>& k)
+               const std::optional<std::int64_t>& global_start, const std::optional<std::int64_t>& k,
+               const reducer_options& options)
         : dtype_(py::dtype::from_args(dtype)), rows_(k.has_value())
     {
         const MPI_Comm c = comm_of(comm);
@@ -423,6 +455,9 @@ public:
             } else if (k) {
                 mine.error_class = MPI_ERR_ARG;
                 mine.message = "treefold: object Reducers take no row width k";
+            } else if (options.any()) {
+                mine.error_class = MPI_ERR_INFO_VALUE;
+                mine.message = "treefold: object Reducers take no exchange, threads or kernel option";
             }
             try {
                 capi::detail::agree(net::private_communicator(bc), mine);
@@ -440,13 +475,12 @@ public:
         const MPI_Datatype type = datatype_of(dtype_);
         const MPI_Op mpi_op = numeric_op(op).value_or(MPI_OP_NULL);
         treefold_context ctx = nullptr;
-        int rc = MPI_SUCCESS;
-        if (k) {
-            rc = treefold_context_create_rows(c, global_start.value_or(TREEFOLD_RANK_ORDER), local_count, *k, type,
-                                              mpi_op, MPI_INFO_NULL, &ctx);
-        } else {
-            rc = global_start ? treefold_context_create_block(c, *global_start, local_count, type, mpi_op, &ctx)
-                              : treefold_context_create(c, local_count, type, mpi_op, &ctx);
+        MPI_Info info = options.info();
+        const std::int64_t start = global_start.value_or(TREEFOLD_RANK_ORDER);
+        const int rc = k ? treefold_context_create_rows(c, start, local_count, *k, type, mpi_op, info, &ctx)
+                         : treefold_context_create_info(c, start, local_count, type, mpi_op, info, &ctx);
+        if (info != MPI_INFO_NULL) {
+            MPI_Info_free(&info);
         }
         if (rc != MPI_SUCCESS) {
             raise(rc, "");
@@ -499,6 +533,14 @@ public:
         }
         return py::array(dtype_, shape, data, self);
     }
+
+    /// The exchange the Reducer runs (automatic's choice), its kernel and this rank's threads.
+    std::string exchange() const
+    {
+        return ctx_ ? treefold_context_exchange(ctx_.get()) : std::string(objects_->exchange_used());
+    }
+    std::string kernel() const { return ctx_ ? treefold_context_kernel(ctx_.get()) : "scalar"; }
+    int threads() const { return ctx_ ? treefold_context_threads(ctx_.get()) : 1; }
 
     /// Values per global index: k for a row Reducer, else None.
     py::object k() const { return rows_ ? py::object(py::int_(width_)) : py::object(py::none()); }
@@ -731,14 +773,22 @@ naming the rank and the message.)");
 
     py::class_<py_reducer>(m, "Reducer",
                            R"(A reduction planned once for this rank's local_count values of dtype,
-reusable for many calls: Reducer(comm, local_count, dtype, op="sum", global_start=None, k=None).
+reusable for many calls: Reducer(comm, local_count, dtype, op="sum", global_start=None, k=None,
+exchange=None, threads=None, kernel=None).
 Blocks lie in rank order unless every rank passes its global_start. With k (the same on every
 rank) it is element-wise: each global index holds a row of k values, the calls take a 2-D
-array of shape (local_count, k) and return the k column reductions (a 1-D array).)")
-        .def(py::init<const py::object&, std::int64_t, const py::object&, const py::object&,
-                      const std::optional<std::int64_t>&, const std::optional<std::int64_t>&>(),
+array of shape (local_count, k) and return the k column reductions (a 1-D array).
+exchange, threads and kernel are the C context options (numeric Reducers without k).)")
+        .def(py::init([](const py::object& comm, std::int64_t local_count, const py::object& dtype,
+                         const py::object& op, const std::optional<std::int64_t>& global_start,
+                         const std::optional<std::int64_t>& k, const std::optional<std::string>& exchange,
+                         const std::optional<std::int64_t>& threads, const std::optional<std::string>& kernel) {
+                 return std::make_unique<py_reducer>(comm, local_count, dtype, op, global_start, k,
+                                                     reducer_options{exchange, threads, kernel});
+             }),
              py::arg("comm"), py::arg("local_count"), py::arg("dtype"), py::arg("op") = "sum",
-             py::arg("global_start") = py::none(), py::arg("k") = py::none())
+             py::arg("global_start") = py::none(), py::arg("k") = py::none(), py::kw_only(),
+             py::arg("exchange") = py::none(), py::arg("threads") = py::none(), py::arg("kernel") = py::none())
         .def("allreduce", &py_reducer::allreduce, py::arg("array"), "The reduction on every rank.")
         .def("reduce", &py_reducer::reduce, py::arg("array"), py::arg("root"),
              "The reduction on root (None on the other ranks); an error on any rank, a root out of "
@@ -757,5 +807,9 @@ array of shape (local_count, k) and return the k column reductions (a 1-D array)
              "The Reducer's own array of local_count values (zero-filled; no copy).")
         .def_property_readonly("local_count", &py_reducer::local_count)
         .def_property_readonly("k", &py_reducer::k, "Values per global index of a row Reducer (None otherwise).")
+        .def_property_readonly("exchange", &py_reducer::exchange,
+                               "The exchange the Reducer runs (for 'automatic', the one it chose).")
+        .def_property_readonly("kernel", &py_reducer::kernel, "The local kernel's name ('best' by default).")
+        .def_property_readonly("threads", &py_reducer::threads, "The threads this rank's values are reduced on.")
         .def_property_readonly("global_count", &py_reducer::global_count);
 }

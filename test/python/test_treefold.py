@@ -341,3 +341,30 @@ def test_object_reducers_have_nonblocking_calls():
     failing = treefold.Reducer(COMM, len(mine), object, op=fail_on_n)
     with pytest.raises(KeyError):
         failing.iallreduce(mine).wait()
+
+
+def test_reducer_options_are_the_c_context_options():
+    n = 4000
+    rng = np.random.default_rng(29)
+    xs = rng.standard_normal(n) * 10.0 ** rng.integers(-10, 10, n)
+    cuts = rank_order_blocks(n, 31)
+    mine = xs[cuts[RANK] : cuts[RANK + 1]]
+    want = tree(xs, np.add)
+    default = treefold.Reducer(COMM, len(mine), np.float64)
+    assert default.kernel == "best" and default.threads == 1 and default.exchange != "automatic"
+    for exchange, kernel, threads in [("binomial", "scalar", 2), ("direct", "sse2", 1), ("automatic", "best", 3)]:
+        r = treefold.Reducer(COMM, len(mine), np.float64, exchange=exchange, kernel=kernel, threads=threads)
+        assert r.kernel == kernel and r.threads == threads
+        assert r.exchange == exchange if exchange != "automatic" else r.exchange != "automatic"
+        assert bits(r.allreduce(mine)) == bits(want)
+    # A bad value on one rank: ValueError on every rank.
+    with pytest.raises(ValueError):
+        treefold.Reducer(COMM, len(mine), np.float64, kernel="fastest" if RANK == P - 1 else "scalar")
+    with pytest.raises(ValueError):
+        treefold.Reducer(COMM, len(mine), np.float64, threads=0 if RANK == 0 else 2)
+    with pytest.raises(ValueError):
+        treefold.Reducer(COMM, len(mine), np.float64, k=2, kernel="scalar")  # rows take no options
+    with pytest.raises(ValueError):
+        treefold.Reducer(COMM, len(mine), object, op=lambda a, b: a + b, exchange="direct")
+    with pytest.raises(TypeError):
+        treefold.Reducer(COMM, len(mine), np.float64, "sum", None, None, "direct")  # options by keyword only
