@@ -6,8 +6,8 @@
 // automatic is planned afresh (its calibration runs); then that reducer and one reducer per
 // candidate named explicitly (native, binomial, direct, dual4, schedule_rd) each run C
 // all_reduce calls of N doubles (even_upper blocks), interleaved, R rounds. Per exchange the
-// median over rounds of the slowest rank's time per call; the regret is automatic's time over
-// the least explicit time (1.0: it chose the best one, or one within the noise). Run it beside
+// median over rounds of the slowest rank's time per call; the regret is the chosen exchange's
+// time (its explicit reducer's) over the least explicit time (1.0: it chose the best one). Run it beside
 // a parallel compile to see the choice under load. Prints one CSV row per plan and a summary.
 
 #include "bench_util.hpp"
@@ -107,7 +107,7 @@ int main(int argc, char** argv)
         std::printf("# automatic_regret p=%d N=%llu calls=%llu rounds=%d machine=%s%s\n", world.size(),
                     static_cast<unsigned long long>(n), static_cast<unsigned long long>(calls), rounds,
                     perf::machine().c_str(), perf::oversubscribed(world.size()) ? " OVERSUBSCRIBED" : "");
-        std::printf("plan,chosen,automatic_us,best_explicit,best_us,regret\n");
+        std::printf("plan,chosen,automatic_us,chosen_explicit_us,best_explicit,best_us,regret\n");
     }
     std::vector<double> regrets;
     for (int k = 0; k < plans; ++k) {
@@ -129,10 +129,17 @@ int main(int argc, char** argv)
         }
         const double mine = perf::quantile(t[0], 0.5);
         const double least = perf::quantile(t[best], 0.5);
-        regrets.push_back(mine / least);
+        // The choice's regret from the explicit reducer of the chosen exchange, timed beside the
+        // others (automatic's own column carries the same exchange's noise a second time).
+        std::size_t same = 0;
+        for (std::size_t e = 0; e < names.size(); ++e) {
+            same = names[e] == chosen ? e + 1 : same;
+        }
+        const double chosen_time = same > 0 ? perf::quantile(t[same], 0.5) : mine;
+        regrets.push_back(chosen_time / least);
         if (world.rank() == 0) {
-            std::printf("%d,%s,%.3f,%s,%.3f,%.3f\n", k, chosen.c_str(), mine * 1e6, names[best - 1].c_str(),
-                        least * 1e6, mine / least);
+            std::printf("%d,%s,%.3f,%.3f,%s,%.3f,%.3f\n", k, chosen.c_str(), mine * 1e6, chosen_time * 1e6,
+                        names[best - 1].c_str(), least * 1e6, chosen_time / least);
             std::fflush(stdout);
         }
     }
