@@ -8,7 +8,10 @@
 //   treefold    treefold::dot_reducer (and dots_reducer<2> for --algo cg1): the same bits for any p
 //   allreduce   local sums in index order + MPI_Allreduce
 //   fastsum     local sums in 8 interleaved partial sums (the reassociation -ffast-math allows)
-//               + MPI_Allreduce: the irreproducible fast baseline
+//               + MPI_Allreduce: irreproducible
+//   fastmath    only in perf/'s build of this file (cg_bench): the local dot product of
+//               perf/kernel_fastmath_ceiling.cpp, compiled with -O3 -ffast-math (32 partial
+//               sums, FMAs) + MPI_Allreduce: THE IRREPRODUCIBLE FAST BASELINE
 //
 // and two algorithms: cg (two dot products per iteration, each its own reduction) and cg1
 // (Chronopoulos and Gear's variant: one reduction of two dot products per iteration).
@@ -236,6 +239,25 @@ struct mpi_dots {
     }
 };
 
+#ifdef CG_POISSON_FASTMATH
+} // namespace
+namespace treefold::perf {
+double fastmath_dot(const double* x, const double* y, std::size_t n); // perf/kernel_fastmath_ceiling.cpp
+}
+namespace {
+/// The irreproducible baseline: the -ffast-math local dot product.
+struct fastmath_sum {
+    static constexpr const char* name = "fastmath";
+    static double sum(std::span<const double> x, std::span<const double> y)
+    {
+        return treefold::perf::fastmath_dot(x.data(), y.data(), x.size());
+    }
+};
+constexpr bool have_fastmath = true;
+#else
+constexpr bool have_fastmath = false;
+#endif
+
 /// The plain local sum, in index order.
 struct ordered_sum {
     static constexpr const char* name = "allreduce";
@@ -395,6 +417,9 @@ std::vector<std::string> split_list(const std::string& s)
 options parse(int argc, char** argv)
 {
     options o;
+    if (have_fastmath) {
+        o.dots.push_back("fastmath");
+    }
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         auto value = [&]() -> std::string {
@@ -436,7 +461,7 @@ options parse(int argc, char** argv)
         }
     }
     for (const auto& d : o.dots) {
-        if (d != "treefold" && d != "allreduce" && d != "fastsum") {
+        if (d != "treefold" && d != "allreduce" && d != "fastsum" && (d != "fastmath" || !have_fastmath)) {
             throw std::invalid_argument("cg_poisson: unknown --dots " + d);
         }
     }
@@ -463,9 +488,14 @@ void with_dots(const std::string& name, const problem& P, MPI_Comm comm, F&& f)
     } else if (name == "allreduce") {
         mpi_dots<ordered_sum> d(comm, layout);
         f(d);
-    } else {
+    } else if (name == "fastsum") {
         mpi_dots<interleaved_sum> d(comm, layout);
         f(d);
+    } else {
+#ifdef CG_POISSON_FASTMATH
+        mpi_dots<fastmath_sum> d(comm, layout);
+        f(d);
+#endif
     }
 }
 
@@ -509,7 +539,14 @@ void run_bench(const options& o, MPI_Comm comm)
     for (const int grid : o.grids) {
         const problem P(grid, o.split, comm);
         for (const auto& algo : o.algos) {
-            std::vector<std::vector<double>> times(o.dots.size());
+            std::vector<std::vector<double>> times(o.dots.size()), dot_times(o.dots.size());
+            // The dot products alone, as the algorithm makes them per iteration (two single ones,
+            // or one pair), on vectors of this rank's length.
+            std::vector<double> a(P.count()), b(P.count());
+            for (std::size_t i = 0; i < a.size(); ++i) {
+                a[i] = problem::rhs(P.s + i);
+                b[i] = problem::rhs(P.rows + P.s + i);
+            }
             for (int rep = 0; rep < o.reps + 1; ++rep) { // round 0 warms up
                 for (std::size_t v = 0; v < o.dots.size(); ++v) {
                     with_dots(o.dots[v], P, comm, [&](auto& dots) {
@@ -518,27 +555,46 @@ void run_bench(const options& o, MPI_Comm comm)
                         const outcome out = solve(algo, P, dots, o.bench_iters, 0.0, comm);
                         double t = (MPI_Wtime() - t0) / std::max(1, out.iterations);
                         MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, comm);
+                        MPI_Barrier(comm);
+                        const double t1 = MPI_Wtime();
+                        double sink = 0.0;
+                        for (int it = 0; it < o.bench_iters; ++it) {
+                            if (algo == "cg") {
+                                sink += dots.dot(a, b) + dots.dot(b, b);
+                            } else {
+                                const auto two = dots.dot2(a, a, a, b);
+                                sink += two[0] + two[1];
+                            }
+                        }
+                        double td = (MPI_Wtime() - t1) / std::max(1, o.bench_iters);
+                        MPI_Allreduce(MPI_IN_PLACE, &td, 1, MPI_DOUBLE, MPI_MAX, comm);
                         if (rep > 0) {
                             times[v].push_back(t);
+                            dot_times[v].push_back(td + 0.0 * sink);
                         }
                     });
                 }
             }
             if (P.rank == 0) {
-                std::vector<double> median;
-                double base = 0.0;
-                for (std::size_t v = 0; v < o.dots.size(); ++v) {
-                    auto& t = times[v];
+                auto median = [](std::vector<double> t) {
                     std::sort(t.begin(), t.end());
-                    median.push_back(t[t.size() / 2]);
-                    base = o.dots[v] == "allreduce" ? median.back() : base;
+                    return t[t.size() / 2];
+                };
+                double base = 0.0;
+                double dot_base = 0.0;
+                for (std::size_t v = 0; v < o.dots.size(); ++v) {
+                    if (o.dots[v] == "allreduce") {
+                        base = median(times[v]);
+                        dot_base = median(dot_times[v]);
+                    }
                 }
                 for (std::size_t v = 0; v < o.dots.size(); ++v) {
-                    const double med = median[v];
-                    std::printf("bench grid=%d p=%d algo=%s dots=%s us_per_iter=%.1f", grid, P.size, algo.c_str(),
-                                o.dots[v].c_str(), med * 1e6);
+                    const double med = median(times[v]);
+                    const double dot_med = median(dot_times[v]);
+                    std::printf("bench grid=%d p=%d algo=%s dots=%s us_per_iter=%.1f dots_us_per_iter=%.2f", grid, P.size,
+                                algo.c_str(), o.dots[v].c_str(), med * 1e6, dot_med * 1e6);
                     if (base > 0.0) {
-                        std::printf(" vs_allreduce=%.3f", med / base);
+                        std::printf(" iter_vs_allreduce=%.3f dots_vs_allreduce=%.3f", med / base, dot_med / dot_base);
                     }
                     std::printf("\n");
                 }

@@ -225,8 +225,8 @@ BOOST_AUTO_TEST_CASE(k_at_once)
                     BOOST_CHECK_MESSAGE(ok, "dots_reducer<3, " << E::name << "> N=" << n << " p=" << sub.size() << " layout " << l.name);
                     // one exchange: as many messages as one column's (three columns' bytes);
                     // automatic may choose another exchange for 24-byte values than for 8
-                    BOOST_CHECK_MESSAGE(std::is_same_v<E, exchange::automatic> || (three.messages == single_counts.messages &&
-                                                                                     three.collectives == single_counts.collectives),
+                    BOOST_CHECK_MESSAGE((std::is_same_v<E, exchange::automatic> || (three.messages == single_counts.messages &&
+                                                                                     three.collectives == single_counts.collectives)),
                                         "dots_reducer<3, " << E::name << "> messages " << three.messages << "+"
                                                             << three.collectives << " vs " << single_counts.messages << "+"
                                                             << single_counts.collectives);
