@@ -204,7 +204,6 @@ struct problem {
 
 /// Dot products through treefold: one reducer for single dots, one for pairs.
 struct treefold_dots {
-    static constexpr const char* name = "treefold";
     treefold::dot_reducer<> one;
     treefold::dots_reducer<2> two;
     treefold_dots(MPI_Comm comm, const treefold::layout::block_layout& layout) : one(comm, layout), two(comm, layout) {}
@@ -219,7 +218,6 @@ struct treefold_dots {
 /// Local sums + MPI_Allreduce; `Local` is the local sum.
 template <class Local>
 struct mpi_dots {
-    static constexpr const char* name = Local::name;
     MPI_Comm comm;
     mpi_dots(MPI_Comm c, const treefold::layout::block_layout&) : comm(c) {}
     double dot(std::span<const double> x, std::span<const double> y)
@@ -247,7 +245,6 @@ double fastmath_dot(const double* x, const double* y, std::size_t n); // perf/ke
 namespace {
 /// The irreproducible baseline: the -ffast-math local dot product.
 struct fastmath_sum {
-    static constexpr const char* name = "fastmath";
     static double sum(std::span<const double> x, std::span<const double> y)
     {
         return treefold::perf::fastmath_dot(x.data(), y.data(), x.size());
@@ -260,7 +257,6 @@ constexpr bool have_fastmath = false;
 
 /// The plain local sum, in index order.
 struct ordered_sum {
-    static constexpr const char* name = "allreduce";
     static double sum(std::span<const double> x, std::span<const double> y)
     {
         double s = 0.0;
@@ -274,7 +270,6 @@ struct ordered_sum {
 /// Eight interleaved partial sums (vectorised by the compiler): what -ffast-math lets a
 /// compiler do with the ordered sum. Irreproducible across p, like ordered_sum.
 struct interleaved_sum {
-    static constexpr const char* name = "fastsum";
     static double sum(std::span<const double> x, std::span<const double> y)
     {
         double acc[8] = {};
