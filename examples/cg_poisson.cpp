@@ -13,8 +13,10 @@
 //               perf/kernel_fastmath_ceiling.cpp, compiled with -O3 -ffast-math (32 partial
 //               sums, FMAs) + MPI_Allreduce: THE IRREPRODUCIBLE FAST BASELINE
 //
-// and two algorithms: cg (two dot products per iteration, each its own reduction) and cg1
-// (Chronopoulos and Gear's variant: one reduction of two dot products per iteration).
+// and three algorithms: cg (two dot products per iteration, each its own reduction), cg1
+// (Chronopoulos and Gear's variant: one reduction of two dot products per iteration) and
+// pipecg (Ghysels and Vanroose's pipelined CG: that reduction nonblocking, overlapped with the
+// matrix-vector product: dots_reducer<2>::iall_reduce, or MPI_Iallreduce).
 //
 //   mpirun -n 4 cg_poisson --grid 24                 # every variant, one line each
 //   mpirun -n 3 cg_poisson --grid 24 --split ragged
@@ -34,6 +36,7 @@
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -213,6 +216,19 @@ struct treefold_dots {
     {
         return two.all_reduce({treefold::dot_term(a, b), treefold::dot_term(c, d)});
     }
+    /// Starts dot2 (iall_reduce); finish2 waits for it. The arrays stay untouched meanwhile.
+    void start2(std::span<const double> a, std::span<const double> b, std::span<const double> c,
+                std::span<const double> d)
+    {
+        pending.emplace(two.iall_reduce({treefold::dot_term(a, b), treefold::dot_term(c, d)}));
+    }
+    std::array<double, 2> finish2()
+    {
+        const std::array<double, 2> out = pending->wait();
+        pending.reset();
+        return out;
+    }
+    std::optional<treefold::request<std::array<double, 2>, std::array<double, 2>>> pending;
 };
 
 /// Local sums + MPI_Allreduce; `Local` is the local sum.
@@ -235,6 +251,20 @@ struct mpi_dots {
         MPI_Allreduce(mine.data(), out.data(), 2, MPI_DOUBLE, MPI_SUM, comm);
         return out;
     }
+    /// Starts dot2 (MPI_Iallreduce); finish2 waits for it.
+    void start2(std::span<const double> a, std::span<const double> b, std::span<const double> c,
+                std::span<const double> d)
+    {
+        mine = {Local::sum(a, b), Local::sum(c, d)};
+        MPI_Iallreduce(mine.data(), sums.data(), 2, MPI_DOUBLE, MPI_SUM, comm, &req);
+    }
+    std::array<double, 2> finish2()
+    {
+        MPI_Wait(&req, MPI_STATUS_IGNORE);
+        return sums;
+    }
+    std::array<double, 2> mine{}, sums{};
+    MPI_Request req = MPI_REQUEST_NULL;
 };
 
 #ifdef CG_POISSON_FASTMATH
@@ -364,6 +394,51 @@ outcome cg1(const problem& P, Dots& dots, int max_iter, double tol, MPI_Comm com
     return out;
 }
 
+/// Ghysels and Vanroose's pipelined conjugate gradients: the reduction of r.r and w.r
+/// (w = A r) is started, the matrix-vector product q = A w runs while it is in flight, then the
+/// recurrences update z = A s, s = A p and w without another product.
+template <class Dots>
+outcome pipecg(const problem& P, Dots& dots, int max_iter, double tol, MPI_Comm comm)
+{
+    const std::size_t m = P.count();
+    std::vector<double> x(m, 0.0), r(m), w(m), q(m), z(m, 0.0), s(m, 0.0), p(m, 0.0), g(P.hi - P.lo);
+    for (std::size_t i = 0; i < m; ++i) {
+        r[i] = problem::rhs(P.s + i);
+    }
+    P.halo(r, g, comm);
+    P.apply(g, w);
+    outcome out;
+    double gamma_old = 0.0;
+    double alpha_old = 0.0;
+    double stop = 0.0;
+    for (int it = 0;; ++it) {
+        dots.start2(r, r, w, r);
+        P.halo(w, g, comm); // overlaps the reduction
+        P.apply(g, q);
+        const auto [gamma, delta] = dots.finish2();
+        out.history.push_back(std::sqrt(gamma));
+        stop = it == 0 ? tol * tol * gamma : stop;
+        if (it >= max_iter || gamma <= stop) {
+            break;
+        }
+        const double beta = it > 0 ? gamma / gamma_old : 0.0;
+        const double alpha = it > 0 ? gamma / (delta - beta * gamma / alpha_old) : gamma / delta;
+        for (std::size_t i = 0; i < m; ++i) {
+            z[i] = q[i] + beta * z[i];
+            s[i] = w[i] + beta * s[i];
+            p[i] = r[i] + beta * p[i];
+            x[i] += alpha * p[i];
+            r[i] -= alpha * s[i];
+            w[i] -= alpha * z[i];
+        }
+        gamma_old = gamma;
+        alpha_old = alpha;
+        ++out.iterations;
+    }
+    out.x = std::move(x);
+    return out;
+}
+
 /// The hash of the solution's bits in global index order (on rank 0; 0 elsewhere).
 std::uint64_t solution_hash(const problem& P, const std::vector<double>& x, MPI_Comm comm)
 {
@@ -389,7 +464,7 @@ struct options {
     std::vector<int> grids = {16};
     std::string split = "even";
     std::vector<std::string> dots = {"treefold", "allreduce", "fastsum"};
-    std::vector<std::string> algos = {"cg", "cg1"};
+    std::vector<std::string> algos = {"cg", "cg1", "pipecg"};
     double tol = 1e-10;
     int max_iter = 1000;
     bool bench = false;
@@ -447,7 +522,7 @@ options parse(int argc, char** argv)
         } else {
             throw std::invalid_argument("cg_poisson: unknown option " + a +
                                         " (--grid N[,N..] --split even|ragged --dots treefold,allreduce,fastsum "
-                                        "--algo cg,cg1 --tol T --max-iter K --bench --iters K --reps R)");
+                                        "--algo cg,cg1,pipecg --tol T --max-iter K --bench --iters K --reps R)");
         }
     }
     for (const int g : o.grids) {
@@ -461,7 +536,7 @@ options parse(int argc, char** argv)
         }
     }
     for (const auto& a : o.algos) {
-        if (a != "cg" && a != "cg1") {
+        if (a != "cg" && a != "cg1" && a != "pipecg") {
             throw std::invalid_argument("cg_poisson: unknown --algo " + a);
         }
     }
@@ -497,6 +572,9 @@ void with_dots(const std::string& name, const problem& P, MPI_Comm comm, F&& f)
 template <class Dots>
 outcome solve(const std::string& algo, const problem& P, Dots& dots, int max_iter, double tol, MPI_Comm comm)
 {
+    if (algo == "pipecg") {
+        return pipecg(P, dots, max_iter, tol, comm);
+    }
     return algo == "cg" ? cg(P, dots, max_iter, tol, comm) : cg1(P, dots, max_iter, tol, comm);
 }
 
@@ -556,6 +634,10 @@ void run_bench(const options& o, MPI_Comm comm)
                         for (int it = 0; it < o.bench_iters; ++it) {
                             if (algo == "cg") {
                                 sink += dots.dot(a, b) + dots.dot(b, b);
+                            } else if (algo == "pipecg") {
+                                dots.start2(a, a, a, b);
+                                const auto two = dots.finish2();
+                                sink += two[0] + two[1];
                             } else {
                                 const auto two = dots.dot2(a, a, a, b);
                                 sink += two[0] + two[1];

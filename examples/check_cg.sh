@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # check_cg.sh MPIEXEC CG_POISSON: the CG solve (examples/cg_poisson.cpp) at p = 1 .. 4 with even
 # blocks and at p = 3, 4 with ragged ones. With treefold's dot products the iteration count, the
-# bits of every residual norm and of the solution must be the same for every run (both
+# bits of every residual norm and of the solution must be the same for every run (all three
 # algorithms); with local sums + MPI_Allreduce they must differ between some runs. The grid is
 # the first of 16, 20, 24 where they do (a grid where every run happened to agree would show
 # nothing), so the test shows the difference instead of assuming it.
@@ -22,8 +22,8 @@ for grid in 16 20 24; do
       echo "FAIL: cg_poisson exited with an error at p=$1 split=$2 grid=$grid"
       exit 1
     fi
-    if [ "$(grep -c '^cg ' <<<"$lines")" -ne 6 ]; then
-      echo "FAIL: expected 6 result lines at p=$1 split=$2 grid=$grid, got:"
+    if [ "$(grep -c '^cg ' <<<"$lines")" -ne 9 ]; then
+      echo "FAIL: expected 9 result lines at p=$1 split=$2 grid=$grid, got:"
       echo "$lines"
       exit 1
     fi
@@ -31,7 +31,7 @@ for grid in 16 20 24; do
   done
   echo "grid $grid:"
   echo -n "$all"
-  for algo in cg cg1; do
+  for algo in cg cg1 pipecg; do
     mine=$(grep "dots=treefold algo=$algo " <<<"$all")
     if [ "$(signature <<<"$mine" | wc -l)" -ne 1 ]; then
       echo "FAIL: treefold $algo differs between process counts or splits:"
@@ -44,7 +44,7 @@ for grid in 16 20 24; do
     fi
   done
   distinct=$(grep "dots=allreduce algo=cg " <<<"$all" | signature | wc -l)
-  echo "treefold: one result for all ${#runs[@]} runs (cg and cg1); allreduce cg: $distinct distinct results"
+  echo "treefold: one result for all ${#runs[@]} runs (cg, cg1, pipecg); allreduce cg: $distinct distinct results"
   if [ "$distinct" -gt 1 ]; then
     echo "PASS"
     exit 0

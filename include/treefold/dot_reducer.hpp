@@ -87,18 +87,41 @@ struct products_then_plus {};
 /// What dot_reducer and dots_reducer share: k columns (Value: double, or std::array<double,
 /// k>) each reduced along the tree from its terms by offset (no array of Value, and no
 /// products, stored), merged with ops::plus per column, exchanged as one Value per node.
+/// The constructors and the local queries are the reducers' own (public); the calls are
+/// wrapped by each reducer in its own form.
 template <class Value, class Kernel, class Exchange>
 class dot_core {
 public:
-    static constexpr std::size_t k = dot_columns<Value>::k;
-    using merge = typename dot_columns<Value>::merge;
-
-    dot_core(comm_view comm, layout::block_layout layout, checking checks)
+    /// Plans the reductions over `layout` (collective; the checks of treefold::reducer).
+    dot_core(comm_view comm, layout::block_layout layout, checking checks = checking::from_environment)
         : core_((refuse_fp_contraction<products_then_plus, double>(), comm.get()), std::move(layout), 1, checks)
     {
     }
 
-    Value all_reduce(std::span<const dot_term, k> terms)
+    /// Plans the reductions of N values in blocks decided by `distribution`
+    /// (dist::even_upper by default).
+    template <layout::distribution_policy Distribution = dist::even_upper>
+    dot_core(comm_view comm, std::uint64_t n, Distribution distribution = {})
+        : dot_core(comm, layout::block_layout::from_counts(distribution.counts(n, comm.get().size())))
+    {
+    }
+
+    /// The exchange this reducer runs (for exchange::automatic, the one it chose).
+    std::string_view exchange_used() const { return core_.exchange_used(); }
+    /// Messages and bytes this rank sent during the last call.
+    const net::counters& last_counters() const { return core_.last_counters(); }
+    /// The layout this reducer was planned for.
+    const layout::block_layout& layout() const { return core_.layout(); }
+    /// Number of values this rank passes in each array.
+    std::uint64_t local_count() const { return core_.local_count(); }
+    /// This rank's block of the global index.
+    layout::block local_block() const { return core_.layout().block_of(core_.communicator().rank()); }
+
+protected:
+    static constexpr std::size_t k = dot_columns<Value>::k;
+    using merge = typename dot_columns<Value>::merge;
+
+    Value all_reduce_terms(std::span<const dot_term, k> terms)
     {
         const std::size_t values = take(terms);
         if (core_.layout().size() == 0) {
@@ -108,7 +131,7 @@ public:
         return settled<merge>(core_.template all_reduce<node_kernel>(nullptr, values, op_));
     }
 
-    std::optional<Value> reduce(std::span<const dot_term, k> terms, int root)
+    std::optional<Value> reduce_terms(std::span<const dot_term, k> terms, int root)
     {
         const std::size_t values = take(terms);
         if (core_.layout().size() == 0) {
@@ -123,15 +146,13 @@ public:
     {
         if (core_.layout().size() == 0) {
             if (root) {
-                return request<Value, R>(reduce(terms, *root));
+                return request<Value, R>(reduce_terms(terms, *root));
             }
-            return request<Value, R>(std::optional<Value>(all_reduce(terms)));
+            return request<Value, R>(std::optional<Value>(all_reduce_terms(terms)));
         }
         const std::size_t values = take(terms);
         return request<Value, R>(core_.template start<node_kernel>(nullptr, values, op_, root), settle);
     }
-
-    const reduction_core<Value, Exchange>& core() const { return core_; }
 
 private:
     /// The operator the exchange sees: the merge, carrying where this call's terms are.
@@ -205,37 +226,27 @@ private:
 /// check that x and y each hold local_count() doubles (std::invalid_argument on every rank
 /// otherwise). N = 0 gives +0.0, a NaN result the canonical quiet NaN, as reducer<double>.
 template <dot_kernel_policy<double> Kernel = kernel::dot_best, exchange_policy<double> Exchange = exchange::automatic>
-class dot_reducer {
+class dot_reducer : public detail::dot_core<double, Kernel, Exchange> {
+    using base = detail::dot_core<double, Kernel, Exchange>;
+
 public:
     using kernel_type = Kernel;     ///< the dot kernel
     using exchange_type = Exchange; ///< the exchange policy
-
-    /// Plans the dot products over `layout` (collective).
-    dot_reducer(comm_view comm, layout::block_layout layout, checking checks = checking::from_environment)
-        : core_(comm, std::move(layout), checks)
-    {
-    }
-
-    /// Plans the dot products of N values in blocks decided by `distribution`
-    /// (dist::even_upper by default).
-    template <layout::distribution_policy Distribution = dist::even_upper>
-    dot_reducer(comm_view comm, std::uint64_t n, Distribution distribution = {})
-        : dot_reducer(comm, layout::block_layout::from_counts(distribution.counts(n, comm.get().size())))
-    {
-    }
+    /// The constructors: (comm, layout, checks) and (comm, n, distribution), collective.
+    using base::base;
 
     /// x . y on every rank. Collective.
     double all_reduce(std::span<const double> x, std::span<const double> y)
     {
         const dot_term t(x, y);
-        return core_.all_reduce(std::span<const dot_term, 1>(&t, 1));
+        return base::all_reduce_terms(std::span<const dot_term, 1>(&t, 1));
     }
 
     /// x . y on `root` only (nullopt elsewhere); the checks of treefold::reducer::reduce.
     std::optional<double> reduce(std::span<const double> x, std::span<const double> y, int root)
     {
         const dot_term t(x, y);
-        return core_.reduce(std::span<const dot_term, 1>(&t, 1), root);
+        return base::reduce_terms(std::span<const dot_term, 1>(&t, 1), root);
     }
 
     /// Starts all_reduce(x, y): the products are summed before this returns, the exchange
@@ -244,22 +255,8 @@ public:
     request<double, double> iall_reduce(std::span<const double> x, std::span<const double> y)
     {
         const dot_term t(x, y);
-        return core_.template start<double>(std::span<const dot_term, 1>(&t, 1), std::nullopt);
+        return base::template start<double>(std::span<const dot_term, 1>(&t, 1), std::nullopt);
     }
-
-    /// The exchange this reducer runs (for exchange::automatic, the one it chose).
-    std::string_view exchange_used() const { return core_.core().exchange_used(); }
-    /// Messages and bytes this rank sent during the last call.
-    const net::counters& last_counters() const { return core_.core().last_counters(); }
-    /// The layout this reducer was planned for.
-    const layout::block_layout& layout() const { return core_.core().layout(); }
-    /// Number of values this rank passes in each array.
-    std::uint64_t local_count() const { return core_.core().local_count(); }
-    /// This rank's block of the global index.
-    layout::block local_block() const { return layout().block_of(core_.core().communicator().rank()); }
-
-private:
-    detail::dot_core<double, Kernel, Exchange> core_;
 };
 
 /// K reductions over the same layout in one exchange: each column a dot product or a plain
@@ -271,60 +268,37 @@ private:
 template <std::size_t K, dot_kernel_policy<double> Kernel = kernel::dot_best,
           exchange_policy<std::array<double, K>> Exchange = exchange::automatic>
     requires(K > 0)
-class dots_reducer {
+class dots_reducer : public detail::dot_core<std::array<double, K>, Kernel, Exchange> {
+    using base = detail::dot_core<std::array<double, K>, Kernel, Exchange>;
+
 public:
     using value_type = std::array<double, K>; ///< the K results
     using kernel_type = Kernel;               ///< the dot kernel
     using exchange_type = Exchange;           ///< the exchange policy
-
-    /// Plans the reductions over `layout` (collective).
-    dots_reducer(comm_view comm, layout::block_layout layout, checking checks = checking::from_environment)
-        : core_(comm, std::move(layout), checks)
-    {
-    }
-
-    /// Plans the reductions of N values in blocks decided by `distribution`.
-    template <layout::distribution_policy Distribution = dist::even_upper>
-    dots_reducer(comm_view comm, std::uint64_t n, Distribution distribution = {})
-        : dots_reducer(comm, layout::block_layout::from_counts(distribution.counts(n, comm.get().size())))
-    {
-    }
+    /// The constructors: (comm, layout, checks) and (comm, n, distribution), collective.
+    using base::base;
 
     /// The K results on every rank. Collective.
-    value_type all_reduce(const std::array<dot_term, K>& terms) { return core_.all_reduce(terms); }
+    value_type all_reduce(const std::array<dot_term, K>& terms) { return base::all_reduce_terms(terms); }
 
     /// The K results on `root` only (nullopt elsewhere).
     std::optional<value_type> reduce(const std::array<dot_term, K>& terms, int root)
     {
-        return core_.reduce(terms, root);
+        return base::reduce_terms(terms, root);
     }
 
     /// Starts all_reduce(terms) (as dot_reducer::iall_reduce); the terms are copied, the
     /// arrays they view must stay valid and unmodified until wait() returns.
     request<value_type, value_type> iall_reduce(const std::array<dot_term, K>& terms)
     {
-        return core_.template start<value_type>(terms, std::nullopt);
+        return base::template start<value_type>(terms, std::nullopt);
     }
 
     /// Starts reduce(terms, root).
     request<value_type, std::optional<value_type>> ireduce(const std::array<dot_term, K>& terms, int root)
     {
-        return core_.template start<std::optional<value_type>>(terms, root);
+        return base::template start<std::optional<value_type>>(terms, root);
     }
-
-    /// The exchange this reducer runs (for exchange::automatic, the one it chose).
-    std::string_view exchange_used() const { return core_.core().exchange_used(); }
-    /// Messages and bytes this rank sent during the last call.
-    const net::counters& last_counters() const { return core_.core().last_counters(); }
-    /// The layout this reducer was planned for.
-    const layout::block_layout& layout() const { return core_.core().layout(); }
-    /// Number of values this rank passes in each array.
-    std::uint64_t local_count() const { return core_.core().local_count(); }
-    /// This rank's block of the global index.
-    layout::block local_block() const { return layout().block_of(core_.core().communicator().rank()); }
-
-private:
-    detail::dot_core<value_type, Kernel, Exchange> core_;
 };
 
 } // namespace treefold
