@@ -195,6 +195,16 @@ struct problem {
         }
     }
 
+    /// This rank's part of the right-hand side (the residual of x = 0).
+    std::vector<double> rhs_block() const
+    {
+        std::vector<double> b(count());
+        for (index i = 0; i < count(); ++i) {
+            b[i] = rhs(s + i);
+        }
+        return b;
+    }
+
     /// The right-hand side at global row g: a fixed pseudo-random value in [-0.5, 0.5).
     static double rhs(index g)
     {
@@ -327,10 +337,7 @@ template <class Dots>
 outcome cg(const problem& P, Dots& dots, int max_iter, double tol, MPI_Comm comm)
 {
     const std::size_t m = P.count();
-    std::vector<double> x(m, 0.0), r(m), p(m), q(m), g(P.hi - P.lo);
-    for (std::size_t i = 0; i < m; ++i) {
-        r[i] = problem::rhs(P.s + i);
-    }
+    std::vector<double> x(m, 0.0), r = P.rhs_block(), p(m), q(m), g(P.hi - P.lo);
     p = r;
     double rr = dots.dot(r, r);
     const double stop = tol * tol * rr;
@@ -362,10 +369,7 @@ template <class Dots>
 outcome cg1(const problem& P, Dots& dots, int max_iter, double tol, MPI_Comm comm)
 {
     const std::size_t m = P.count();
-    std::vector<double> x(m, 0.0), r(m), w(m), p(m, 0.0), s(m, 0.0), g(P.hi - P.lo);
-    for (std::size_t i = 0; i < m; ++i) {
-        r[i] = problem::rhs(P.s + i);
-    }
+    std::vector<double> x(m, 0.0), r = P.rhs_block(), w(m), p(m, 0.0), s(m, 0.0), g(P.hi - P.lo);
     P.halo(r, g, comm);
     P.apply(g, w);
     auto [gamma, delta] = dots.dot2(r, r, r, w);
@@ -401,10 +405,7 @@ template <class Dots>
 outcome pipecg(const problem& P, Dots& dots, int max_iter, double tol, MPI_Comm comm)
 {
     const std::size_t m = P.count();
-    std::vector<double> x(m, 0.0), r(m), w(m), q(m), z(m, 0.0), s(m, 0.0), p(m, 0.0), g(P.hi - P.lo);
-    for (std::size_t i = 0; i < m; ++i) {
-        r[i] = problem::rhs(P.s + i);
-    }
+    std::vector<double> x(m, 0.0), r = P.rhs_block(), w(m), q(m), z(m, 0.0), s(m, 0.0), p(m, 0.0), g(P.hi - P.lo);
     P.halo(r, g, comm);
     P.apply(g, w);
     outcome out;
