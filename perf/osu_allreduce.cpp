@@ -3,14 +3,14 @@
 // MPI_Allreduce; doubles with +, message sizes 8 B .. 4 KiB.
 //
 //   mpirun -n <p> osu_allreduce [--min B] [--max B] [--iterations N] [--warmup W]
-//                               [--calibration FILE] [--csv-only]
+//                               [--constants FILE] [--csv-only]
 //
 // Every method runs W warm-up calls, then N timed calls, each after a barrier; a call's time
 // is the slowest rank's. median / p1 / p99 / avg are over the N calls; `ratio` is the median
 // over MPI_Allreduce's median at the same size in the same run. Methods alternate per size
 // so background load hits all of them alike. Counts (messages summed over ranks, rounds) are
-// deterministic. The schedules come from the model with --calibration's α_p, α_r (default
-// 0.88/0.38 us). When the file holds the size model (schedule_calibrate --sizes), the method
+// deterministic. The schedules come from the model with --constants's α_p, α_r (default
+// 0.88/0.38 us). When the file holds the size model (schedule_fit --sizes), the method
 // `best_sized` runs the best schedule at each size's message bytes (every message carries the
 // whole vector), planned before the timed calls. On this 2-core machine p > 2 is
 // oversubscribed (flagged in the output).
@@ -72,8 +72,8 @@ int main(int argc, char** argv)
             iterations = std::atoi(argv[++i]);
         } else if (a == "--warmup" && v) {
             warmup = std::atoi(argv[++i]);
-        } else if (a == "--calibration" && v) {
-            sized = treefold::model::read_size_calibration(argv[++i]);
+        } else if (a == "--constants" && v) {
+            sized = treefold::model::read_size_constants(argv[++i]);
         } else if (a == "--csv-only") {
             csv_only = true;
         } else {

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The size-aware model from `schedule_calibrate --sizes` runs: Table 4.1's form (alpha_p,
+"""The size-aware model from `schedule_fit --sizes` runs: Table 4.1's form (alpha_p,
 alpha_r fitted per message size; median and range over the runs) as a Markdown table beside
 the thesis's values, and a figure of the per-size fits with the size model's fit of each run.
 
@@ -93,7 +93,7 @@ def main():
         ax.axvline(4096, color="grey", lw=0.5, ls=":")
         ax.grid(alpha=0.3)
     axes[1].legend(fontsize=7)
-    fig.suptitle("schedule_calibrate --sizes" + (" (OVERSUBSCRIBED)" if over else ", p = 2"))
+    fig.suptitle("schedule_fit --sizes" + (" (OVERSUBSCRIBED)" if over else ", p = 2"))
     fig.tight_layout()
     out.mkdir(parents=True, exist_ok=True)
     fig.savefig(out / "size_model.png", dpi=120)

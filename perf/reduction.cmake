@@ -14,3 +14,7 @@ add_executable(reproducibility_sweep
   ${CMAKE_CURRENT_LIST_DIR}/kernel_fastmath_ceiling.cpp)
 target_link_libraries(reproducibility_sweep PRIVATE treefold_all Boost::program_options)
 treefold_target_flags(reproducibility_sweep)
+# automatic's choice against the best explicit core exchange over independent plans.
+add_executable(automatic_regret ${CMAKE_CURRENT_LIST_DIR}/automatic_regret.cpp)
+target_link_libraries(automatic_regret PRIVATE treefold::treefold Boost::program_options)
+treefold_target_flags(automatic_regret)

@@ -2,7 +2,7 @@
 """scripts/run-simulate's fitting step: the task-graph simulator (`treefold simulate`) against
 the p = 2 measurements, and the simulated sweep at large p.
 
-Constants: alpha_p and alpha_r from schedule_calibrate (p = 2, simulate_calibration.txt); the
+Constants: alpha_p and alpha_r from schedule_fit (p = 2, simulate_constants.txt); the
 local kernel's time per element fitted (least relative squares) to reduction_bench's medians,
 the time per byte fitted to osu_allreduce's medians; a combine costs layout::score_params'
 t_op (4.15 ns). Writes simulate_fit.txt, simulate_validation.csv and simulate_scale.csv.
@@ -25,7 +25,7 @@ SCALE_N = [460, 10**4, 10**5, 10**6, 2 * 10**7]
 EXCHANGES = ["direct", "binomial", "fibonacci", "binary", "schedule_rd"]
 
 
-def calibration(path):
+def constants(path):
     out = {}
     for line in open(path):
         parts = line.split()
@@ -75,7 +75,7 @@ def fit_linear(points):
 
 def main():
     cli, out = sys.argv[1], Path(sys.argv[2])
-    a_p, a_r = calibration(out / "simulate_calibration.txt")
+    a_p, a_r = constants(out / "simulate_constants.txt")
     c = {"alpha_p": a_p, "alpha_r": a_r}
     with open(out / "simulate_reduction.csv", newline="") as f:
         red = [r for r in csv.DictReader(row for row in f if not row.startswith("#")) if r["mode"] == "treefold"]
@@ -111,7 +111,7 @@ def main():
                  for (meth, stages, b), m in osu_med.items() if b > EAGER_LIMIT]
     step = max(0.0, statistics.median(residuals)) if residuals else 0.0
     with open(out / "simulate_fit.txt", "w") as f:
-        f.write("# task-graph simulator constants (us): alpha_p/alpha_r from schedule_calibrate at p = 2,\n"
+        f.write("# task-graph simulator constants (us): alpha_p/alpha_r from schedule_fit at p = 2,\n"
                 "# per_call_reducer and per_element fitted to reduction_bench medians, per_call_osu and beta\n"
                 "# to osu_allreduce medians at or below eager_limit, rendezvous_step above it (p = 2)\n")
         f.write(f"alpha_p {a_p}\nalpha_r {a_r}\nper_element {per_element}\nbeta {beta}\nper_value {T_OP_US}\n"

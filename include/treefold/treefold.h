@@ -4,7 +4,7 @@
  * The reproducible reduction from C (C99): the same bits as treefold::reducer
  * (treefold/reducer.hpp) for the same data, for every process count and block layout,
  * because every call here runs that reducer with its default kernel and exchange (or the
- * exchange a context's options name: treefold_context_create_info).
+ * kernel and exchange a context's options name: treefold_context_create_info).
  *
  * N values lie in blocks on the ranks of a communicator; each call reduces all N of them to
  * ONE value along the tree fixed by the global index (see README.md) and returns it on every
@@ -98,9 +98,13 @@ int treefold_context_create_block(MPI_Comm comm, int64_t global_start, int64_t l
  *  - "threads": a positive integer, the threads this rank's local values are reduced on (the
  *    same bits for every count; ranks may differ). For a user-created MPI_Op, more than one
  *    thread needs MPI_THREAD_MULTIPLE (MPI_Reduce_local runs on several threads).
- * Any other key is MPI_ERR_INFO_KEY and a value that is not one of these MPI_ERR_INFO_VALUE,
- * on every rank. The kernel is always treefold's default (the best SIMD kernel of this CPU;
- * every kernel gives the same bits). Collective.
+ *  - "kernel": the local kernel this rank's values are reduced with: "best" (the default: the
+ *    best SIMD kernel of this CPU, the scalar one for short runs and where there is no SIMD
+ *    form), "scalar" (one value at a time), or one architecture's SIMD kernel, "sse2",
+ *    "avx2", "avx512f" (MPI_SUM, MPI_PROD, MPI_MIN, MPI_MAX on real and integer types only,
+ *    and only on a CPU that has it). Every kernel gives the same bits; ranks may differ.
+ * Any other key is MPI_ERR_INFO_KEY and a value that is not one of these (or a kernel this
+ * rank cannot run) MPI_ERR_INFO_VALUE, on every rank. Collective.
  */
 int treefold_context_create_info(MPI_Comm comm, int64_t global_start, int64_t local_count, MPI_Datatype datatype,
                                  MPI_Op op, MPI_Info info, treefold_context* ctx);
@@ -115,8 +119,8 @@ int treefold_context_create_info(MPI_Comm comm, int64_t global_start, int64_t lo
  * row i's values at [i * k, i * k + k)) and write k values; the context's buffer holds
  * local_count * k. `k` must be positive and the same on every rank (MPI_ERR_COUNT for
  * k <= 0, MPI_ERR_ARG when the ranks differ). `info` as for treefold_context_create_info, but
- * without exchange or threads (MPI_ERR_INFO_VALUE): rows take the direct exchange on one
- * thread. Collective.
+ * without exchange, threads or kernel (MPI_ERR_INFO_VALUE): rows take the direct exchange
+ * on one thread with their row kernel. Collective.
  */
 int treefold_context_create_rows(MPI_Comm comm, int64_t global_start, int64_t local_count, int64_t k,
                                  MPI_Datatype datatype, MPI_Op op, MPI_Info info, treefold_context* ctx);
@@ -129,6 +133,12 @@ int64_t treefold_context_width(treefold_context ctx);
  * chose when it was created); NULL for a NULL context. Valid while the context lives.
  */
 const char* treefold_context_exchange(treefold_context ctx);
+
+/**
+ * The local kernel's option name ("best" by default, "scalar", "sse2", "avx2", "avx512f");
+ * NULL for a NULL context. A static string.
+ */
+const char* treefold_context_kernel(treefold_context ctx);
 
 /** The threads this rank's local values are reduced on (1 by default; -1 for a NULL context). */
 int treefold_context_threads(treefold_context ctx);

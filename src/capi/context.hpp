@@ -6,8 +6,11 @@
 #include "treefold/all_reduce.hpp"
 #include "treefold/kernel/dispatch.hpp"
 #include "treefold/layout/block_layout.hpp"
+#include "treefold/kernel/scalar.hpp"
+#include "treefold/kernel/simd.hpp"
 #include "treefold/reducer.hpp"
 #include "treefold/row_reducer.hpp"
+#include "treefold/thread_pool.hpp"
 
 #include <boost/mpi/communicator.hpp>
 #include <mpi.h>
@@ -20,6 +23,8 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace treefold::capi::detail {
@@ -71,6 +76,80 @@ public:
     virtual void finish() = 0;
 };
 
+/// The local kernels a C context may name (option "kernel"): kernel::best (the default),
+/// kernel::scalar, or one architecture's precompiled SIMD kernel (kernel::simd<Arch>). Every
+/// one gives the same bits.
+enum class kernel_choice : unsigned char { best, scalar, sse2, avx2, avx512f };
+
+/// The option's name of each choice ("best", "scalar", "sse2", "avx2", "avx512f").
+const char* kernel_name(kernel_choice k);
+
+/// The choice of the context whose call runs on this thread (kernel_scope sets it; a
+/// context's pool sets it on its workers). A thread-local rather than a template argument,
+/// so one reducer instantiation per (type, operation) serves every kernel.
+inline thread_local kernel_choice current_kernel = kernel_choice::best;
+
+/// Sets current_kernel for its lifetime.
+class kernel_scope {
+public:
+    explicit kernel_scope(kernel_choice k) noexcept : saved_(std::exchange(current_kernel, k)) {}
+    kernel_scope(const kernel_scope&) = delete;
+    kernel_scope& operator=(const kernel_scope&) = delete;
+    ~kernel_scope() { current_kernel = saved_; }
+
+private:
+    kernel_choice saved_;
+};
+
+/// The C API's kernel policy: the kernel current_kernel names. The architecture kernels exist
+/// for the built-in operators on real and integer types only (creation refuses them
+/// elsewhere); for the others kernel::best runs, which is kernel::scalar there.
+struct chosen_kernel {
+    static constexpr const char* name = "chosen";
+
+    template <class T, class Op>
+    static T reduce_node(const T* first, std::uint64_t len, Op& op)
+    {
+        using O = std::remove_cv_t<Op>;
+        if constexpr (ops::is_builtin_type<T> && ops::builtin_kind_of<O, T> != ops::builtin_kind::none) {
+            switch (current_kernel) {
+            case kernel_choice::scalar:
+                return kernel::scalar::reduce_node(first, len, op);
+            case kernel_choice::sse2:
+                return kernel::simd<xsimd::sse2>::reduce_node(first, len, op);
+            case kernel_choice::avx2:
+                return kernel::simd<xsimd::avx2>::reduce_node(first, len, op);
+            case kernel_choice::avx512f:
+                return kernel::simd<xsimd::avx512f>::reduce_node(first, len, op);
+            case kernel_choice::best:
+                break;
+            }
+        }
+        return kernel::best::reduce_node(first, len, op);
+    }
+};
+
+/// A context's threads: a thread_pool whose tasks run under the context's kernel choice
+/// (current_kernel is per thread, and the pool's workers are not the caller).
+class kernel_pool {
+public:
+    kernel_pool(std::size_t threads, const kernel_choice& choice) : pool_(threads), choice_(choice) {}
+    std::size_t concurrency() const noexcept { return pool_.concurrency(); }
+    void run(std::size_t n, const task_ref& task)
+    {
+        const kernel_choice k = choice_;
+        auto under_choice = [&task, k](std::size_t i) {
+            const kernel_scope scope(k);
+            task(i);
+        };
+        pool_.run(n, under_choice);
+    }
+
+private:
+    thread_pool pool_;
+    const kernel_choice& choice_;
+};
+
 /// What a context does, whatever its element type and operation.
 class context {
 public:
@@ -88,6 +167,8 @@ public:
     virtual void* buffer() = 0;
     /// The reducer's threads option (reducer::set_threads) and its current value.
     virtual void set_threads(std::size_t threads) = 0;
+    /// The local kernel of the calls from now on (set before the first call).
+    kernel_choice kernel = kernel_choice::best;
     virtual std::size_t threads() const = 0;
     /// What this rank sent during the last call.
     virtual net::counters last_counters() const = 0;
@@ -162,6 +243,7 @@ public:
 
     void all_reduce(const void* local, bool ok, void* result) override
     {
+        const kernel_scope scope(kernel);
         const T value = reducer_.all_reduce(span_of(local, ok));
         if (result != nullptr) { // a NULL result on a rank with no values need not fail everywhere
             std::memcpy(result, &value, sizeof(T));
@@ -170,6 +252,7 @@ public:
 
     void reduce(const void* local, bool ok, void* result, int root) override
     {
+        const kernel_scope scope(kernel);
         const std::optional<T> value = reducer_.reduce(span_of(local, ok), root);
         if (value && result != nullptr) {
             std::memcpy(result, &*value, sizeof(T));
@@ -178,13 +261,22 @@ public:
 
     std::unique_ptr<pending> start(const void* local, bool ok, void* result, int root) override
     {
+        const kernel_scope scope(kernel); // (the local kernel runs before start returns)
         if (root < 0) {
             return std::make_unique<started<T>>(reducer_.iall_reduce(span_of(local, ok)), result);
         }
         return std::make_unique<started<std::optional<T>>>(reducer_.ireduce(span_of(local, ok), root), result);
     }
 
-    void set_threads(std::size_t threads) override { reducer_.set_threads(threads); }
+    void set_threads(std::size_t threads) override
+    {
+        reducer_.set_threads(1);
+        pool_.reset();
+        if (threads > 1) {
+            pool_ = std::make_unique<kernel_pool>(threads, kernel);
+            reducer_.set_threads(*pool_);
+        }
+    }
     std::size_t threads() const override { return reducer_.threads(); }
     net::counters last_counters() const override { return reducer_.last_counters(); }
 
@@ -218,7 +310,8 @@ private:
         return values_or_wrong_size(local, ok, local_count, wrong_size_);
     }
 
-    reducer<T, Op> reducer_;
+    std::unique_ptr<kernel_pool> pool_; // (before reducer_, which refers to it, so it outlives it)
+    reducer<T, Op, chosen_kernel> reducer_;
     std::vector<T> buffer_;
     T wrong_size_{};
 };

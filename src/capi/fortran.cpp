@@ -8,16 +8,11 @@
 
 extern "C" {
 
-int treefold_f_context_create(MPI_Fint comm, int has_start, std::int64_t global_start, std::int64_t local_count,
-                              MPI_Fint datatype, MPI_Fint op, treefold_context* ctx)
+int treefold_f_context_create_info(MPI_Fint comm, int has_start, std::int64_t global_start, std::int64_t local_count,
+                                   MPI_Fint datatype, MPI_Fint op, MPI_Fint info, treefold_context* ctx)
 {
-    const MPI_Comm c = MPI_Comm_f2c(comm);
-    const MPI_Datatype t = MPI_Type_f2c(datatype);
-    const MPI_Op o = MPI_Op_f2c(op);
-    if (has_start != 0) {
-        return treefold_context_create_block(c, global_start, local_count, t, o, ctx);
-    }
-    return treefold_context_create(c, local_count, t, o, ctx);
+    return treefold_context_create_info(MPI_Comm_f2c(comm), has_start != 0 ? global_start : TREEFOLD_RANK_ORDER,
+                                        local_count, MPI_Type_f2c(datatype), MPI_Op_f2c(op), MPI_Info_f2c(info), ctx);
 }
 
 int treefold_f_context_create_rows(MPI_Fint comm, int has_start, std::int64_t global_start, std::int64_t local_count,

@@ -2,9 +2,11 @@
 #include "options.hpp"
 
 #include "treefold/exchange/automatic.hpp"
+#include "treefold/kernel/simd.hpp"
 
 #include <algorithm>
 #include <charconv>
+#include <optional>
 #include <vector>
 
 namespace treefold::capi::detail {
@@ -22,7 +24,55 @@ std::string exchange_names()
     return all;
 }
 
+constexpr kernel_choice kernels[] = {kernel_choice::best, kernel_choice::scalar, kernel_choice::sse2,
+                                     kernel_choice::avx2, kernel_choice::avx512f};
+
+/// The kernel named `value`, or nullopt.
+std::optional<kernel_choice> kernel_of(const std::string& value)
+{
+    for (kernel_choice k : kernels) {
+        if (value == kernel_name(k)) {
+            return k;
+        }
+    }
+    return std::nullopt;
+}
+
+/// Why this rank cannot run architecture kernel `k` for `check`'s type and operation ("" if it can).
+std::string unusable(kernel_choice k, const local_check& check)
+{
+    const std::string name = kernel_name(k);
+    if (k == kernel_choice::best || k == kernel_choice::scalar) {
+        return {};
+    }
+    if (check.type == element::c64 || check.op == operation::user) {
+        return "treefold: option kernel=" + name + ": the SIMD kernels run MPI_SUM, MPI_PROD, MPI_MIN and MPI_MAX "
+               "on real and integer types only (best or scalar here)";
+    }
+    if (!kernel::simd_supported(name.c_str())) {
+        return "treefold: option kernel=" + name + ": this CPU (rank's) does not support " + name;
+    }
+    return {};
+}
+
 } // namespace
+
+const char* kernel_name(kernel_choice k)
+{
+    switch (k) {
+    case kernel_choice::best:
+        return "best";
+    case kernel_choice::scalar:
+        return "scalar";
+    case kernel_choice::sse2:
+        return "sse2";
+    case kernel_choice::avx2:
+        return "avx2";
+    case kernel_choice::avx512f:
+        return "avx512f";
+    }
+    return "best";
+}
 
 context_options read_options(MPI_Info info, local_check& check)
 {
@@ -72,8 +122,18 @@ context_options read_options(MPI_Info info, local_check& check)
             } else {
                 options.threads = threads;
             }
+        } else if (name == "kernel") {
+            const std::optional<kernel_choice> k = kernel_of(value);
+            if (!k) {
+                bad(MPI_ERR_INFO_VALUE,
+                    "treefold: option kernel=" + value + " names no kernel (best, scalar, sse2, avx2, avx512f)");
+            } else if (const std::string why = unusable(*k, check); !why.empty()) {
+                bad(MPI_ERR_INFO_VALUE, why);
+            } else {
+                options.kernel = *k;
+            }
         } else {
-            bad(MPI_ERR_INFO_KEY, "treefold: unknown option '" + name + "' (exchange, threads)");
+            bad(MPI_ERR_INFO_KEY, "treefold: unknown option '" + name + "' (exchange, threads, kernel)");
         }
     }
     if (options.threads > 1 && check.op == operation::user) {

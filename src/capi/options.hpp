@@ -18,12 +18,14 @@ struct context_options {
     std::string exchange;
     /// "threads": this rank's threads (reducer::set_threads).
     std::size_t threads = 1;
+    /// "kernel": the local kernel (chosen_kernel).
+    kernel_choice kernel = kernel_choice::best;
 };
 
 /// Reads `info` (MPI_INFO_NULL: no options). A key or value it does not accept is recorded
 /// in `check` (MPI_ERR_INFO_KEY, MPI_ERR_INFO_VALUE, or MPI_ERR_ARG for threads with a
 /// user-created MPI_Op without MPI_THREAD_MULTIPLE) unless `check` already holds an error.
-/// Local.
+/// An architecture kernel must run on this CPU and suit check.type and check.op. Local.
 context_options read_options(MPI_Info info, local_check& check);
 
 } // namespace treefold::capi::detail

@@ -379,10 +379,11 @@ int create(MPI_Comm comm, const std::int64_t* start, std::int64_t count, MPI_Dat
             mine.error_class = MPI_ERR_COUNT;
             mine.message = "treefold: the row width k must be positive";
         }
-        if (width != 0 && (options.threads > 1 || !options.exchange.empty()) && mine.error_class == MPI_SUCCESS) {
+        if (width != 0 && (options.threads > 1 || !options.exchange.empty() || options.kernel != kernel_choice::best) &&
+            mine.error_class == MPI_SUCCESS) {
             mine.error_class = MPI_ERR_INFO_VALUE;
-            mine.message = "treefold: an element-wise context takes no exchange or threads option (it runs the "
-                           "direct exchange on one thread)";
+            mine.message = "treefold: an element-wise context takes no exchange, threads or kernel option (it runs "
+                           "the direct exchange on one thread with its row kernel)";
         }
         const agreed_arguments args = agree(net::private_communicator(c), mine);
         const auto n = static_cast<std::uint64_t>(count);
@@ -393,6 +394,7 @@ int create(MPI_Comm comm, const std::int64_t* start, std::int64_t count, MPI_Dat
             const exchange::detail::forced_choice_scope exchange_option(options.exchange);
             ctx->impl = make_any_context(c, std::move(layout), args, op, type, static_cast<std::uint64_t>(width));
         }
+        ctx->impl->kernel = options.kernel;
         if (options.threads > 1) {
             ctx->impl->set_threads(options.threads);
         }
@@ -544,8 +546,9 @@ int treefold_context_create_info(MPI_Comm comm, int64_t global_start, int64_t lo
 
 namespace {
 
-/// treefold_iallreduce_ctx (root -1) and treefold_ireduce_ctx.
-int start_call(treefold_context ctx, const void* local, void* result, int root, treefold_request* request)
+/// treefold_iallreduce_ctx (`rooted` false) and treefold_ireduce_ctx (a negative root is
+/// MPI_ERR_ROOT, never an allreduce).
+int start_call(treefold_context ctx, const void* local, void* result, bool rooted, int root, treefold_request* request)
 {
     if (request == nullptr) {
         return fail(MPI_ERR_ARG, "treefold: NULL pointer to a request");
@@ -558,9 +561,12 @@ int start_call(treefold_context ctx, const void* local, void* result, int root, 
     if (c.width != 1) {
         return fail(MPI_ERR_ARG, "treefold: nonblocking calls take a context of one value per index, not rows");
     }
-    if (root != -1 && (root < 0 || root >= c.size)) {
+    if (rooted && (root < 0 || root >= c.size)) {
         return fail(MPI_ERR_ROOT, "treefold: reduce root " + std::to_string(root) +
                                       " is not a rank of a communicator of size " + std::to_string(c.size));
+    }
+    if (!rooted) {
+        root = -1; // context::start's allreduce
     }
     auto started = std::make_unique<treefold_request_s>();
     started->ok = (local != nullptr || c.local_count == 0) && (result != nullptr || (root >= 0 && c.rank != root));
@@ -579,12 +585,12 @@ int start_call(treefold_context ctx, const void* local, void* result, int root, 
 
 int treefold_iallreduce_ctx(treefold_context ctx, const void* local, void* result, treefold_request* request)
 {
-    return start_call(ctx, local, result, -1, request);
+    return start_call(ctx, local, result, false, -1, request);
 }
 
 int treefold_ireduce_ctx(treefold_context ctx, const void* local, void* result, int root, treefold_request* request)
 {
-    return start_call(ctx, local, result, root, request);
+    return start_call(ctx, local, result, true, root, request);
 }
 
 int treefold_wait(treefold_request* request)
@@ -634,6 +640,11 @@ int64_t treefold_context_width(treefold_context ctx)
 const char* treefold_context_exchange(treefold_context ctx)
 {
     return ctx == nullptr ? nullptr : ctx->impl->exchange.c_str();
+}
+
+const char* treefold_context_kernel(treefold_context ctx)
+{
+    return ctx == nullptr ? nullptr : kernel_name(ctx->impl->kernel);
 }
 
 int treefold_context_threads(treefold_context ctx)

@@ -25,7 +25,7 @@ const command commands[] = {
     {"plan", "treefold plan --n N --p P [--distribution D] [--t-send NS] [--t-op NS]\n"
              "      direct-exchange messages, block sizes and score per layout (no MPI)",
      &treefold::cli::run_plan},
-    {"schedule", "treefold schedule --p P [--alpha-p X --alpha-r Y [--beta B] | --calibration FILE] [--bytes N]\n"
+    {"schedule", "treefold schedule --p P [--alpha-p X --alpha-r Y [--beta B] | --constants FILE] [--bytes N]\n"
                  "      [--schedule TEXT]... [--noise US --seed S]: recursive doubling, heuristic and best allreduce schedules with\n"
                  "      modelled and simulated times and message counts (no MPI)",
      &treefold::cli::run_schedule},

@@ -1,4 +1,4 @@
-// `treefold schedule --p P [--alpha-p X --alpha-r Y [--beta B] | --calibration FILE]
+// `treefold schedule --p P [--alpha-p X --alpha-r Y [--beta B] | --constants FILE]
 // [--bytes N] [--receives free|conflicts] [--schedule TEXT]... [--noise MEAN --seed S]`:
 // recursive doubling, treefold's heuristic, the thesis's heuristic (sorted and unsorted), the
 // best schedule and the best in the thesis's space for p ranks, with modelled and simulated
@@ -32,7 +32,7 @@ int run_schedule(const std::vector<std::string>& args, int& /*argc*/, char**& /*
     model::size_params sized;
     model::params& m = sized.base;
     std::uint64_t bytes = 8;
-    std::string calibration;
+    std::string constants;
     std::vector<std::string> extra;
     model::noise noise;
     std::string receives = "free";
@@ -43,8 +43,8 @@ int run_schedule(const std::vector<std::string>& args, int& /*argc*/, char**& /*
         ("alpha-r", po::value(&m.alpha_r), ("cost per message of a multicast (us; default " + default_text(model::thesis_alpha_r) + ")").c_str())
         ("beta", po::value(&sized.beta), "cost per byte of a message (us; default 0)")
         ("bytes", po::value(&bytes), "bytes per message (default 8): the model's alpha_p, alpha_r at this size")
-        ("calibration", po::value(&calibration), "read alpha_p and alpha_r (and the size terms of "
-                                                 "schedule_calibrate --sizes) from this file (- for standard input)")
+        ("constants", po::value(&constants), "read alpha_p and alpha_r (and the size terms of "
+                                                 "schedule_fit --sizes) from this file (- for standard input)")
         ("receives", po::value(&receives), "model: 'free' (the thesis; a collapse costs alpha_p + alpha_r, default) or "
                                            "'conflicts' (one alpha_r per message received)")
         ("schedule", po::value(&extra)->composing(), "also evaluate this schedule (text form; repeatable)")
@@ -60,13 +60,13 @@ int run_schedule(const std::vector<std::string>& args, int& /*argc*/, char**& /*
     if (p < 1 || p > (1 << 20)) {
         throw usage_error("--p must be between 1 and 1048576");
     }
-    if (!calibration.empty()) {
+    if (!constants.empty()) {
         if (vm.count("alpha-p") != 0 || vm.count("alpha-r") != 0 || vm.count("beta") != 0) {
-            throw usage_error("give either --calibration or --alpha-p/--alpha-r/--beta, not both");
+            throw usage_error("give either --constants or --alpha-p/--alpha-r/--beta, not both");
         }
         try {
-            sized = calibration == "-" ? model::read_size_calibration(std::cin, "standard input")
-                                       : model::read_size_calibration(calibration);
+            sized = constants == "-" ? model::read_size_constants(std::cin, "standard input")
+                                       : model::read_size_constants(constants);
         } catch (const std::exception& e) {
             throw as_usage(e); // a missing or malformed file is bad input
         }

@@ -30,7 +30,7 @@ namespace {
 
 /// The network model the options name, or a usage error.
 std::unique_ptr<model::network> network_of(const std::string& name, const model::params& pipe, const model::loggp& lg,
-                                           const model::flight_size_params& sized)
+                                           const model::size_params& sized)
 {
     try {
         if (name == "pipelining") {
@@ -69,7 +69,8 @@ int run_simulate(const std::vector<std::string>& args, int& /*argc*/, char**& /*
     std::string receives = "free";
     model::params pipe;
     model::loggp lg;
-    model::flight_size_params sized;
+    model::size_params sized;
+    sized.eager_limit = 4096; // a typical shared-memory eager limit
     model::work_costs work;
     std::string svg_dir;
     int lanes = 64;
@@ -94,7 +95,7 @@ int run_simulate(const std::vector<std::string>& args, int& /*argc*/, char**& /*
         ("G", po::value(&lg.G), "loggp: time per byte (us)")
         ("beta", po::value(&sized.beta), "size: time per byte (us)")
         ("eager-limit", po::value(&sized.eager_limit), "size: largest eager message (bytes; default 4096)")
-        ("rendezvous-step", po::value(&sized.rendezvous_step), "size: extra latency of a rendezvous message (us)")
+        ("rendezvous-step", po::value(&sized.rendezvous_p), "size: extra latency of a rendezvous message (us)")
         ("per-call", po::value(&work.per_call), "fixed software cost of a call on every rank (us; default 0)")
         ("per-element", po::value(&work.per_element), "local kernel time per element (us; default 0)")
         ("per-value", po::value(&work.per_value), "time to combine one received value (us; default 0)")
@@ -114,7 +115,7 @@ int run_simulate(const std::vector<std::string>& args, int& /*argc*/, char**& /*
     }
     for (const auto& [value, option] : {std::pair{pipe.alpha_p, "--alpha-p"}, {pipe.alpha_r, "--alpha-r"}, {lg.L, "--L"},
                                         {lg.o, "--o"}, {lg.G, "--G"}, {sized.beta, "--beta"},
-                                        {sized.rendezvous_step, "--rendezvous-step"}, {work.per_call, "--per-call"},
+                                        {sized.rendezvous_p, "--rendezvous-step"}, {work.per_call, "--per-call"},
                                         {work.per_element, "--per-element"},
                                         {work.per_value, "--per-value"}}) {
         require_cost(value, option);
@@ -123,8 +124,8 @@ int run_simulate(const std::vector<std::string>& args, int& /*argc*/, char**& /*
         throw usage_error("--receives must be 'free' or 'conflicts'");
     }
     pipe.receives = receives == "free" ? model::receive_cost::free : model::receive_cost::conflicts;
-    sized.alpha_p = pipe.alpha_p;
-    sized.alpha_r = pipe.alpha_r;
+    sized.base.alpha_p = pipe.alpha_p;
+    sized.base.alpha_r = pipe.alpha_r;
     const auto net = network_of(model_name, pipe, lg, sized);
     if (exchanges.empty() && schedules.empty()) {
         throw usage_error("give at least one --exchange or --schedule");

@@ -6,31 +6,46 @@
 !>
 !>   call treefold_allreduce(local, result, comm [, ierr] [, op=])   ! real64, real32, int64, int32
 !>   call treefold_reduce(local, result, root, comm [, ierr] [, op=])  ! result on root only
-!>   call treefold_context_create(comm, local_count, datatype, op, ctx [, ierr] [, global_start=])
+!>   call treefold_context_create(comm, local_count, datatype, op, ctx [, ierr] [, global_start=] &
+!>                                [, exchange=] [, threads=] [, kernel=])
 !>   call treefold_context_create_rows(comm, local_count, k, datatype, op, ctx [, ierr] [, global_start=])
 !>   call treefold_allreduce_ctx(ctx, local, result [, ierr])
 !>   call treefold_reduce_ctx(ctx, local, result, root [, ierr])
 !>   call treefold_allreduce_rows(ctx, local, result [, ierr])          ! result(k)
 !>   call treefold_reduce_rows(ctx, local, result, root [, ierr])
+!>   call treefold_iallreduce_ctx(ctx, local, result, request [, ierr])   ! nonblocking
+!>   call treefold_ireduce_ctx(ctx, local, result, root, request [, ierr])
+!>   call treefold_wait(request [, ierr]);  call treefold_test(request, flag [, ierr])
+!>   name = treefold_context_exchange(ctx);  n = treefold_context_threads(ctx);  k = treefold_context_kernel(ctx)
+!>   call treefold_context_last_counters(ctx [, messages=] [, bytes=] [, collectives=] [, collective_bytes=])
 !>   call treefold_context_destroy(ctx [, ierr])
 !>   msg = treefold_error_message()
 module treefold
   use, intrinsic :: iso_c_binding, only: c_int, c_int64_t, c_ptr, c_null_ptr, c_char, c_size_t, c_f_pointer, &
-                                         c_associated
+                                         c_associated, c_loc
   use, intrinsic :: iso_fortran_env, only: real64, real32, int64, int32
-  use mpi_f08, only: MPI_Comm, MPI_Datatype, MPI_Op, MPI_SUCCESS, MPI_SUM, MPI_DOUBLE_PRECISION, MPI_REAL, &
-                     MPI_INTEGER8, MPI_INTEGER4
+  use mpi_f08, only: MPI_Comm, MPI_Datatype, MPI_Op, MPI_Info, MPI_SUCCESS, MPI_SUM, MPI_DOUBLE_PRECISION, MPI_REAL, &
+                     MPI_INTEGER8, MPI_INTEGER4, MPI_INFO_NULL, MPI_Info_create, MPI_Info_set, MPI_Info_free, &
+                     operator(/=)
   implicit none
   private
 
   public :: treefold_context, treefold_allreduce, treefold_context_create, treefold_allreduce_ctx, &
             treefold_reduce_ctx, treefold_context_destroy, treefold_context_local_count, treefold_error_message, &
-            treefold_context_create_rows, treefold_allreduce_rows, treefold_reduce_rows, treefold_reduce
+            treefold_context_create_rows, treefold_allreduce_rows, treefold_reduce_rows, treefold_reduce, &
+            treefold_request, treefold_iallreduce_ctx, treefold_ireduce_ctx, treefold_wait, treefold_test, &
+            treefold_context_exchange, treefold_context_threads, treefold_context_last_counters, treefold_context_kernel, &
+            treefold_context_global_count, treefold_context_width
 
   !> A planned reduction (treefold_context in C).
   type :: treefold_context
     type(c_ptr) :: handle = c_null_ptr
   end type treefold_context
+
+  !> A nonblocking call in flight (treefold_request in C); a fresh variable holds none.
+  type :: treefold_request
+    type(c_ptr) :: handle = c_null_ptr
+  end type treefold_request
 
   !> The one-call reduction of local (rank order) into result on every rank.
   interface treefold_allreduce
@@ -61,13 +76,69 @@ module treefold
       integer(c_int), value :: datatype, op, root, comm
     end function c_reduce
 
-    integer(c_int) function c_context_create(comm, has_start, start, count, datatype, op, ctx) &
-        bind(C, name='treefold_f_context_create')
+    integer(c_int) function c_context_create_info(comm, has_start, start, count, datatype, op, info, ctx) &
+        bind(C, name='treefold_f_context_create_info')
       import :: c_int, c_int64_t, c_ptr
-      integer(c_int), value :: comm, has_start, datatype, op
+      integer(c_int), value :: comm, has_start, datatype, op, info
       integer(c_int64_t), value :: start, count
       type(c_ptr), intent(out) :: ctx
-    end function c_context_create
+    end function c_context_create_info
+
+    integer(c_int) function c_istart(ctx, local, result, request) bind(C, name='treefold_iallreduce_ctx')
+      import :: c_int, c_ptr
+      type(c_ptr), value :: ctx, local, result
+      type(c_ptr), intent(out) :: request
+    end function c_istart
+
+    integer(c_int) function c_istart_root(ctx, local, result, root, request) bind(C, name='treefold_ireduce_ctx')
+      import :: c_int, c_ptr
+      type(c_ptr), value :: ctx, local, result
+      integer(c_int), value :: root
+      type(c_ptr), intent(out) :: request
+    end function c_istart_root
+
+    integer(c_int) function c_wait(request) bind(C, name='treefold_wait')
+      import :: c_int, c_ptr
+      type(c_ptr), intent(inout) :: request
+    end function c_wait
+
+    integer(c_int) function c_test(request, flag) bind(C, name='treefold_test')
+      import :: c_int, c_ptr
+      type(c_ptr), intent(inout) :: request
+      integer(c_int), intent(out) :: flag
+    end function c_test
+
+    type(c_ptr) function c_context_exchange(ctx) bind(C, name='treefold_context_exchange')
+      import :: c_ptr
+      type(c_ptr), value :: ctx
+    end function c_context_exchange
+
+    type(c_ptr) function c_context_kernel(ctx) bind(C, name='treefold_context_kernel')
+      import :: c_ptr
+      type(c_ptr), value :: ctx
+    end function c_context_kernel
+
+    integer(c_int) function c_context_threads(ctx) bind(C, name='treefold_context_threads')
+      import :: c_int, c_ptr
+      type(c_ptr), value :: ctx
+    end function c_context_threads
+
+    integer(c_int64_t) function c_context_global_count(ctx) bind(C, name='treefold_context_global_count')
+      import :: c_int64_t, c_ptr
+      type(c_ptr), value :: ctx
+    end function c_context_global_count
+
+    integer(c_int64_t) function c_context_width(ctx) bind(C, name='treefold_context_width')
+      import :: c_int64_t, c_ptr
+      type(c_ptr), value :: ctx
+    end function c_context_width
+
+    integer(c_int) function c_context_last_counters(ctx, messages, bytes, collectives, collective_bytes) &
+        bind(C, name='treefold_context_last_counters')
+      import :: c_int, c_int64_t, c_ptr
+      type(c_ptr), value :: ctx
+      integer(c_int64_t), intent(out), optional :: messages, bytes, collectives, collective_bytes
+    end function c_context_last_counters
 
     integer(c_int) function c_context_create_rows(comm, has_start, start, count, k, datatype, op, ctx) &
         bind(C, name='treefold_f_context_create_rows')
@@ -133,10 +204,15 @@ contains
   !> The message of the last treefold call on this thread that failed ('' after a success).
   function treefold_error_message() result(msg)
     character(len=:), allocatable :: msg
-    type(c_ptr) :: p
+    msg = from_c_string(c_last_error())
+  end function treefold_error_message
+
+  !> A Fortran copy of the NUL-terminated C string at p ('' for a NULL pointer).
+  function from_c_string(p) result(msg)
+    type(c_ptr), intent(in) :: p
+    character(len=:), allocatable :: msg
     character(kind=c_char), pointer :: chars(:)
     integer :: i, n
-    p = c_last_error()
     n = 0
     if (c_associated(p)) n = int(c_strlen(p))
     allocate (character(len=n) :: msg)
@@ -145,7 +221,7 @@ contains
     do i = 1, n
       msg(i:i) = chars(i)
     end do
-  end function treefold_error_message
+  end function from_c_string
 
   !> ierr = rc where present; otherwise an error stops the program with its message.
   subroutine finish(rc, ierr)
@@ -292,8 +368,12 @@ contains
   end subroutine treefold_reduce_rows
 
   !> Plans a reduction of local_count values of `datatype` per rank (blocks in rank order, or
-  !> this rank's block at global_start, counted from 0). Collective.
-  subroutine treefold_context_create(comm, local_count, datatype, op, ctx, ierr, global_start)
+  !> this rank's block at global_start, counted from 0), with C's context options as keywords:
+  !> exchange= ('automatic', 'native', 'binomial', 'direct', 'dual4', 'schedule_rd'; the same
+  !> on every rank), threads= (this rank's threads, > 0) and kernel= ('best', 'scalar', 'sse2',
+  !> 'avx2', 'avx512f'). Collective.
+  subroutine treefold_context_create(comm, local_count, datatype, op, ctx, ierr, global_start, exchange, threads, &
+                                     kernel)
     type(MPI_Comm), intent(in) :: comm
     integer(int64), intent(in) :: local_count
     type(MPI_Datatype), intent(in) :: datatype
@@ -301,17 +381,125 @@ contains
     type(treefold_context), intent(out) :: ctx
     integer, intent(out), optional :: ierr
     integer(int64), intent(in), optional :: global_start
-    integer(c_int) :: has_start
+    character(len=*), intent(in), optional :: exchange
+    integer, intent(in), optional :: threads
+    character(len=*), intent(in), optional :: kernel
     integer(c_int64_t) :: start
-    has_start = 0
-    start = 0
-    if (present(global_start)) then
-      has_start = 1
-      start = global_start
+    type(MPI_Info) :: info
+    character(len=32) :: text
+    integer(c_int) :: rc
+    start = -1 ! TREEFOLD_RANK_ORDER
+    if (present(global_start)) start = global_start
+    info = MPI_INFO_NULL
+    if (present(exchange) .or. present(threads) .or. present(kernel)) call MPI_Info_create(info)
+    if (present(exchange)) call MPI_Info_set(info, 'exchange', exchange)
+    if (present(kernel)) call MPI_Info_set(info, 'kernel', kernel)
+    if (present(threads)) then
+      write (text, '(i0)') threads ! C checks it: not positive is MPI_ERR_INFO_VALUE on every rank
+      call MPI_Info_set(info, 'threads', trim(text))
     end if
-    call finish(c_context_create(comm%MPI_VAL, has_start, start, local_count, datatype%MPI_VAL, op%MPI_VAL, &
-                                 ctx%handle), ierr)
+    rc = c_context_create_info(comm%MPI_VAL, merge(1_c_int, 0_c_int, present(global_start)), start, local_count, &
+                               datatype%MPI_VAL, op%MPI_VAL, info%MPI_VAL, ctx%handle)
+    if (info /= MPI_INFO_NULL) call MPI_Info_free(info)
+    call finish(rc, ierr)
   end subroutine treefold_context_create
+
+  !> The exchange the context runs (for 'automatic', the one it chose); '' for a context that
+  !> was not created.
+  function treefold_context_exchange(ctx) result(name)
+    type(treefold_context), intent(in) :: ctx
+    character(len=:), allocatable :: name
+    name = from_c_string(c_context_exchange(ctx%handle))
+  end function treefold_context_exchange
+
+  !> The local kernel's name ('best' by default); '' for a context that was not created.
+  function treefold_context_kernel(ctx) result(name)
+    type(treefold_context), intent(in) :: ctx
+    character(len=:), allocatable :: name
+    name = from_c_string(c_context_kernel(ctx%handle))
+  end function treefold_context_kernel
+
+  !> The threads this rank's values are reduced on (1 by default; -1: not created).
+  integer function treefold_context_threads(ctx)
+    type(treefold_context), intent(in) :: ctx
+    treefold_context_threads = int(c_context_threads(ctx%handle))
+  end function treefold_context_threads
+
+  !> N, the values over all ranks (-1 for a context that was not created).
+  integer(int64) function treefold_context_global_count(ctx)
+    type(treefold_context), intent(in) :: ctx
+    treefold_context_global_count = c_context_global_count(ctx%handle)
+  end function treefold_context_global_count
+
+  !> Values per global index: k for a row context, else 1 (-1: not created).
+  integer(int64) function treefold_context_width(ctx)
+    type(treefold_context), intent(in) :: ctx
+    treefold_context_width = c_context_width(ctx%handle)
+  end function treefold_context_width
+
+  !> What this rank sent during the context's last call: point-to-point messages and bytes,
+  !> collective operations and bytes (0 before the first call). Local.
+  subroutine treefold_context_last_counters(ctx, messages, bytes, collectives, collective_bytes, ierr)
+    type(treefold_context), intent(in) :: ctx
+    integer(int64), intent(out), optional :: messages, bytes, collectives, collective_bytes
+    integer, intent(out), optional :: ierr
+    call finish(c_context_last_counters(ctx%handle, messages, bytes, collectives, collective_bytes), ierr)
+  end subroutine treefold_context_last_counters
+
+  !> Starts treefold_allreduce_ctx and returns at once (C's treefold_iallreduce_ctx). local:
+  !> this rank's values, result: one value, of the context's datatype (assumed type, as for
+  !> treefold_allreduce_ctx). Neither may be touched until the request completes: declare them
+  !> asynchronous in the caller, as for MPI's nonblocking calls. Collective.
+  subroutine treefold_iallreduce_ctx(ctx, local, result, request, ierr)
+    type(treefold_context), intent(in) :: ctx
+    type(*), intent(in), target, asynchronous :: local(:)
+    type(*), intent(inout), target, asynchronous :: result
+    type(treefold_request), intent(out) :: request
+    integer, intent(out), optional :: ierr
+    call finish(c_istart(ctx%handle, address_of(local), c_loc(result), request%handle), ierr)
+  end subroutine treefold_iallreduce_ctx
+
+  !> As treefold_iallreduce_ctx, result set on `root` only (C's treefold_ireduce_ctx).
+  subroutine treefold_ireduce_ctx(ctx, local, result, root, request, ierr)
+    type(treefold_context), intent(in) :: ctx
+    type(*), intent(in), target, asynchronous :: local(:)
+    type(*), intent(inout), target, asynchronous :: result
+    integer, intent(in) :: root
+    type(treefold_request), intent(out) :: request
+    integer, intent(out), optional :: ierr
+    call finish(c_istart_root(ctx%handle, address_of(local), c_loc(result), int(root, c_int), request%handle), ierr)
+  end subroutine treefold_ireduce_ctx
+
+  !> The address of a contiguous array with values, read in place; NULL for an empty or
+  !> non-contiguous one (a contiguous copy would not outlive the call), which C turns into
+  !> MPI_ERR_BUFFER on every rank at the wait when this rank holds values.
+  type(c_ptr) function address_of(local)
+    type(*), intent(in), target, asynchronous :: local(:)
+    address_of = c_null_ptr
+    if (size(local) > 0) then
+      if (is_contiguous(local)) address_of = c_loc(local)
+    end if
+  end function address_of
+
+  !> Completes the request (it then holds none) and returns the call's error class, as the
+  !> blocking call would (a request holding none completes at once).
+  subroutine treefold_wait(request, ierr)
+    type(treefold_request), intent(inout) :: request
+    integer, intent(out), optional :: ierr
+    call finish(c_wait(request%handle), ierr)
+  end subroutine treefold_wait
+
+  !> flag = .true. and as treefold_wait once the call has completed (or request holds none);
+  !> else flag = .false. and ierr = MPI_SUCCESS. Local.
+  subroutine treefold_test(request, flag, ierr)
+    type(treefold_request), intent(inout) :: request
+    logical, intent(out) :: flag
+    integer, intent(out), optional :: ierr
+    integer(c_int) :: done
+    done = 0
+    call finish(c_test(request%handle, done), ierr)
+    flag = done /= 0
+  end subroutine treefold_test
 
   !> The reduction of every rank's values into result on every rank. local holds this rank's
   !> local_count values of the context's datatype; result is one value of it. Collective.

@@ -438,13 +438,13 @@ schedule best(int p, const params& m, const search_space& space)
     return best_schedule;
 }
 
-params read_calibration(const std::string& path)
+params read_constants(const std::string& path)
 {
     std::ifstream in = io::open_regular_file(path);
-    return read_calibration(in, path);
+    return read_constants(in, path);
 }
 
-params read_calibration(std::istream& in, const std::string& path)
+params read_constants(std::istream& in, const std::string& path)
 {
     params out;
     bool have_p = false;
@@ -462,7 +462,7 @@ params read_calibration(std::istream& in, const std::string& path)
             continue;
         }
         if (!(ls >> value)) {
-            throw std::runtime_error("treefold: calibration file '" + path + "': no number after '" +
+            throw std::runtime_error("treefold: constants file '" + path + "': no number after '" +
                                      io::printable_excerpt(key) + "'");
         }
         if (key == "alpha_p") {
@@ -474,25 +474,25 @@ params read_calibration(std::istream& in, const std::string& path)
         }
     }
     if (!have_p || !have_r) {
-        throw std::runtime_error("treefold: calibration file '" + path + "' lacks " +
+        throw std::runtime_error("treefold: constants file '" + path + "' lacks " +
                                  (have_p ? "alpha_r" : "alpha_p"));
     }
     out.check();
     return out;
 }
 
-void write_calibration(const std::string& path, const params& m, const std::string& comment)
+void write_constants(const std::string& path, const params& m, const std::string& comment)
 {
     std::ofstream out(path);
     if (!out) {
-        throw std::runtime_error("treefold: cannot write calibration file '" + path + "'");
+        throw std::runtime_error("treefold: cannot write constants file '" + path + "'");
     }
     out.precision(17);
     out << "# " << comment << "\n"
         << "alpha_p " << m.alpha_p << "\n"
         << "alpha_r " << m.alpha_r << "\n";
     if (!out) {
-        throw std::runtime_error("treefold: writing calibration file '" + path + "' failed");
+        throw std::runtime_error("treefold: writing constants file '" + path + "' failed");
     }
 }
 

@@ -1,5 +1,5 @@
-// The size-aware pipelining model: parameters at a size, the fit of schedule_calibrate's
-// samples, and its calibration file (see include/treefold/model/size_model.hpp).
+// The size-aware pipelining model: parameters at a size, the fit of schedule_fit's
+// samples, and its constants file (see include/treefold/model/size_model.hpp).
 #include "treefold/model/size_model.hpp"
 #include "treefold/io/values_file.hpp"
 
@@ -242,22 +242,22 @@ size_fit fit_size_model(const std::vector<size_sample>& samples, double min_gain
     return out;
 }
 
-size_params read_size_calibration(const std::string& path)
+size_params read_size_constants(const std::string& path)
 {
     std::ifstream in = io::open_regular_file(path);
-    return read_size_calibration(in, path);
+    return read_size_constants(in, path);
 }
 
-size_params read_size_calibration(std::istream& in, const std::string& name)
+size_params read_size_constants(std::istream& in, const std::string& name)
 {
     const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
     std::istringstream base_in(text);
     size_params out;
-    out.base = read_calibration(base_in, name);
+    out.base = read_constants(base_in, name);
     std::istringstream lines(text);
     std::string line;
     while (std::getline(lines, line)) {
-        std::istringstream ls(line.substr(0, line.find('#'))); // read_calibration has checked the form
+        std::istringstream ls(line.substr(0, line.find('#'))); // read_constants has checked the form
         std::string key;
         ls >> key;
         if (key == "eager_limit") {
@@ -265,12 +265,12 @@ size_params read_size_calibration(std::istream& in, const std::string& name)
             std::string v;
             ls >> v;
             if (v.empty() || v.size() > 19 || v.find_first_not_of("0123456789") != std::string::npos) {
-                throw std::runtime_error("treefold: calibration file '" + name +
+                throw std::runtime_error("treefold: constants file '" + name +
                                          "': eager_limit needs a whole number of bytes, not '" + v + "'");
             }
             out.eager_limit = std::stoull(v);
         } else if (key == "beta") {
-            ls >> out.beta; // read_calibration has checked that a number follows
+            ls >> out.beta; // read_constants has checked that a number follows
         } else if (key == "rendezvous_p") {
             ls >> out.rendezvous_p;
         } else if (key == "rendezvous_r") {
@@ -283,9 +283,9 @@ size_params read_size_calibration(std::istream& in, const std::string& name)
     return out;
 }
 
-void write_size_calibration(const std::string& path, const size_params& m, const std::string& comment)
+void write_size_constants(const std::string& path, const size_params& m, const std::string& comment)
 {
-    write_calibration(path, m.base, comment);
+    write_constants(path, m.base, comment);
     std::ofstream out(path, std::ios::app);
     out.precision(17);
     out << "beta " << m.beta << "\n";
@@ -296,7 +296,7 @@ void write_size_calibration(const std::string& path, const size_params& m, const
             << "rendezvous_beta " << m.rendezvous_beta << "\n";
     }
     if (!out) {
-        throw std::runtime_error("treefold: writing calibration file '" + path + "' failed");
+        throw std::runtime_error("treefold: writing constants file '" + path + "' failed");
     }
 }
 

@@ -152,17 +152,7 @@ loggp_network::loggp_network(const loggp& m) : m_(m)
     }
 }
 
-void flight_size_params::check() const
-{
-    if (!finite_nonnegative(alpha_p) || !finite_nonnegative(beta) || !finite_nonnegative(rendezvous_step)) {
-        throw std::invalid_argument("treefold: size-aware model alpha_p, beta and rendezvous_step must be finite and >= 0");
-    }
-    if (!(std::isfinite(alpha_r) && alpha_r > 0)) {
-        throw std::invalid_argument("treefold: size-aware model alpha_r must be finite and > 0");
-    }
-}
-
-size_aware_network::size_aware_network(const flight_size_params& m) : m_(m) { m_.check(); }
+size_aware_network::size_aware_network(const size_params& m) : m_(m) { m_.check(); }
 
 timeline simulate_graph(task_graph& g, const network& net)
 {

@@ -126,6 +126,8 @@ std::optional<MPI_Op> numeric_op(const py::object& op)
     case MPI_ERR_ROOT:
     case MPI_ERR_OP:
     case MPI_ERR_COMM:
+    case MPI_ERR_INFO_KEY:
+    case MPI_ERR_INFO_VALUE:
         throw py::value_error(msg);
     default:
         throw std::runtime_error(msg);
@@ -272,8 +274,16 @@ py::object allreduce_objects(MPI_Comm c, const py::array& a, const py::object& o
 
 // ---- Reducer -----------------------------------------------------------------------------
 
-/// treefold.Request: a Reducer's nonblocking call (treefold_iallreduce_ctx / _ireduce_ctx).
-/// It keeps the Reducer and the array alive until the call completes.
+/// An object Reducer's nonblocking call: the reducer's request, its result a Python object
+/// (None off the root). Waiting runs the callable, so the GIL stays held.
+struct object_call {
+    std::optional<request<value, value>> all;
+    std::optional<request<value, std::optional<value>>> rooted;
+};
+
+/// treefold.Request: a Reducer's nonblocking call (treefold_iallreduce_ctx / _ireduce_ctx, or
+/// an object reducer's iall_reduce / ireduce). It keeps the Reducer and the array alive until
+/// the call completes.
 class py_request {
 public:
     py_request(py::object owner, py::array keep, py::dtype dtype, int root, int rank, std::string problem,
@@ -281,6 +291,11 @@ public:
         : owner_(std::move(owner)), keep_(std::move(keep)), dtype_(std::move(dtype)),
           result_(static_cast<std::size_t>(dtype_.itemsize())), root_(root), rank_(rank),
           problem_(std::move(problem)), empty_rank_(empty_rank)
+    {
+    }
+    /// An object reducer's call, started.
+    py_request(py::object owner, object_call call, int root, int rank)
+        : owner_(std::move(owner)), objects_(std::move(call)), root_(root), rank_(rank), empty_rank_(false)
     {
     }
     py_request(const py_request&) = delete;
@@ -293,6 +308,7 @@ public:
             py::gil_scoped_release unlocked;
             treefold_wait(&request_); // an unfinished call completes; its result is dropped
         }
+        // An unfinished object call completes in its request's destructor (errors dropped).
     }
 
     /// Starts the call on `ctx` with this request's result buffer.
@@ -308,6 +324,9 @@ public:
     /// True once the call has completed (then wait() does not block).
     bool test()
     {
+        if (objects_) {
+            return objects_->all ? objects_->all->test() : objects_->rooted->test();
+        }
         if (!done_) {
             int flag = 0;
             int rc = MPI_SUCCESS;
@@ -325,6 +344,9 @@ public:
     /// The result (None off the root of a reduce), or the call's error raised on every rank.
     py::object wait()
     {
+        if (objects_) {
+            return wait_objects();
+        }
         if (!done_) {
             int rc = MPI_SUCCESS;
             {
@@ -343,6 +365,21 @@ public:
     }
 
 private:
+    py::object wait_objects()
+    {
+        if (done_) {
+            throw std::logic_error("treefold: wait() on a Request that was already completed");
+        }
+        done_ = true;
+        return raising_remote_python_errors([&]() -> py::object {
+            if (objects_->all) {
+                return objects_->all->wait().obj;
+            }
+            std::optional<value> v = objects_->rooted->wait();
+            return v ? v->obj : py::none();
+        });
+    }
+
     void complete(int rc)
     {
         done_ = true;
@@ -358,6 +395,7 @@ private:
     py::object owner_;
     py::array keep_;
     py::dtype dtype_;
+    std::optional<object_call> objects_;
     std::vector<unsigned char> result_;
     treefold_request request_ = nullptr;
     int root_;
@@ -368,12 +406,42 @@ private:
     int rc_ = MPI_SUCCESS;
 };
 
+/// A Reducer's context options (C's MPI_Info keys), each None when not given.
+struct reducer_options {
+    std::optional<std::string> exchange;
+    std::optional<std::int64_t> threads;
+    std::optional<std::string> kernel;
+
+    bool any() const { return exchange || threads || kernel; }
+
+    /// The options as an MPI_Info (MPI_INFO_NULL for none); the caller frees it.
+    MPI_Info info() const
+    {
+        MPI_Info info = MPI_INFO_NULL;
+        if (!any()) {
+            return info;
+        }
+        MPI_Info_create(&info);
+        if (exchange) {
+            MPI_Info_set(info, "exchange", exchange->c_str());
+        }
+        if (threads) { // C checks the value: not positive is MPI_ERR_INFO_VALUE on every rank
+            MPI_Info_set(info, "threads", std::to_string(*threads).c_str());
+        }
+        if (kernel) {
+            MPI_Info_set(info, "kernel", kernel->c_str());
+        }
+        return info;
+    }
+};
+
 /// treefold.Reducer: a planned reduction (a C API context, or an object reducer).
 class py_reducer {
 public:
     py_reducer(const py::object& comm, std::int64_t local_count, const py::object& dtype, const py::object& op,
-               const std::optional<std::int64_t>& global_start)
-        : dtype_(py::dtype::from_args(dtype))
+               const std::optional<std::int64_t>& global_start, const std::optional<std::int64_t>& k,
+               const reducer_options& options)
+        : dtype_(py::dtype::from_args(dtype)), rows_(k.has_value())
     {
         const MPI_Comm c = comm_of(comm);
         MPI_Comm_rank(c, &rank_);
@@ -384,6 +452,12 @@ public:
             if (!PyCallable_Check(op.ptr())) {
                 mine.error_class = MPI_ERR_OP;
                 mine.message = "treefold: object arrays need a callable op";
+            } else if (k) {
+                mine.error_class = MPI_ERR_ARG;
+                mine.message = "treefold: object Reducers take no row width k";
+            } else if (options.any()) {
+                mine.error_class = MPI_ERR_INFO_VALUE;
+                mine.message = "treefold: object Reducers take no exchange, threads or kernel option";
             }
             try {
                 capi::detail::agree(net::private_communicator(bc), mine);
@@ -401,14 +475,19 @@ public:
         const MPI_Datatype type = datatype_of(dtype_);
         const MPI_Op mpi_op = numeric_op(op).value_or(MPI_OP_NULL);
         treefold_context ctx = nullptr;
-        const int rc = global_start
-                           ? treefold_context_create_block(c, *global_start, local_count, type, mpi_op, &ctx)
-                           : treefold_context_create(c, local_count, type, mpi_op, &ctx);
+        MPI_Info info = options.info();
+        const std::int64_t start = global_start.value_or(TREEFOLD_RANK_ORDER);
+        const int rc = k ? treefold_context_create_rows(c, start, local_count, *k, type, mpi_op, info, &ctx)
+                         : treefold_context_create_info(c, start, local_count, type, mpi_op, info, &ctx);
+        if (info != MPI_INFO_NULL) {
+            MPI_Info_free(&info);
+        }
         if (rc != MPI_SUCCESS) {
             raise(rc, "");
         }
         ctx_.reset(ctx);
         local_count_ = local_count;
+        width_ = treefold_context_width(ctx);
     }
 
     py::object allreduce(const py::array& a) { return call(a, -1); }
@@ -416,8 +495,22 @@ public:
     /// Starts allreduce (root < 0) or reduce without waiting: a treefold.Request.
     std::unique_ptr<py_request> start(py::object self, const py::array& a, int root)
     {
-        if (!ctx_) {
-            throw py::type_error("treefold: object Reducers have no nonblocking calls");
+        if (objects_) {
+            // (Pickled values are not trivially copyable: the reducer completes the call
+            // before it returns the request.)
+            std::vector<value> xs = object_values(a);
+            object_call call;
+            raising_remote_python_errors([&] {
+                if (root < 0) {
+                    call.all.emplace(objects_->iall_reduce(xs));
+                } else {
+                    call.rooted.emplace(objects_->ireduce(xs, root));
+                }
+            });
+            return std::make_unique<py_request>(std::move(self), std::move(call), root, rank_);
+        }
+        if (rows_) {
+            throw py::value_error("treefold: row Reducers have no nonblocking calls (as C's row contexts)");
         }
         array_view v = view_of(a);
         const std::string problem = problem_of(a, v);
@@ -434,8 +527,23 @@ public:
             throw py::type_error("treefold: object Reducers have no buffer");
         }
         void* data = treefold_context_buffer(ctx_.get());
-        return py::array(dtype_, std::vector<py::ssize_t>{static_cast<py::ssize_t>(local_count_)}, data, self);
+        std::vector<py::ssize_t> shape{static_cast<py::ssize_t>(local_count_)};
+        if (rows_) {
+            shape.push_back(static_cast<py::ssize_t>(width_));
+        }
+        return py::array(dtype_, shape, data, self);
     }
+
+    /// The exchange the Reducer runs (automatic's choice), its kernel and this rank's threads.
+    std::string exchange() const
+    {
+        return ctx_ ? treefold_context_exchange(ctx_.get()) : std::string(objects_->exchange_used());
+    }
+    std::string kernel() const { return ctx_ ? treefold_context_kernel(ctx_.get()) : "scalar"; }
+    int threads() const { return ctx_ ? treefold_context_threads(ctx_.get()) : 1; }
+
+    /// Values per global index: k for a row Reducer, else None.
+    py::object k() const { return rows_ ? py::object(py::int_(width_)) : py::object(py::none()); }
 
     std::int64_t local_count() const { return local_count_; }
     std::int64_t global_count() const
@@ -449,9 +557,7 @@ private:
         if (objects_) {
             // The slow path: wrong dtypes or sizes become a wrong-size span, which the
             // reducer reports on every rank.
-            const bool ok = is_object(a.dtype()) && (a.flags() & py::array::c_style) != 0 &&
-                            a.size() == local_count_;
-            std::vector<value> xs = ok ? values_of(a) : std::vector<value>(static_cast<std::size_t>(local_count_ + 1));
+            std::vector<value> xs = object_values(a);
             return raising_remote_python_errors([&]() -> py::object {
                 if (root < 0) {
                     return objects_->all_reduce(xs).obj;
@@ -462,7 +568,7 @@ private:
         }
         array_view v = view_of(a);
         std::string problem = problem_of(a, v);
-        std::vector<unsigned char> result(static_cast<std::size_t>(dtype_.itemsize()));
+        std::vector<unsigned char> result(static_cast<std::size_t>(width_ * dtype_.itemsize()));
         int rc = MPI_SUCCESS;
         {
             py::gil_scoped_release unlocked;
@@ -481,7 +587,20 @@ private:
         if (root >= 0 && root != rank_) {
             return py::none();
         }
+        if (rows_) {
+            py::array out(dtype_, std::vector<py::ssize_t>{static_cast<py::ssize_t>(width_)});
+            std::memcpy(out.mutable_data(), result.data(), result.size());
+            return out;
+        }
         return scalar_of(dtype_, result.data());
+    }
+
+    /// An object array's values; for an unusable array (not object, not contiguous, another
+    /// size) one value too many, which the reducer reports on every rank.
+    std::vector<value> object_values(const py::array& a) const
+    {
+        const bool ok = is_object(a.dtype()) && (a.flags() & py::array::c_style) != 0 && a.size() == local_count_;
+        return ok ? values_of(a) : std::vector<value>(static_cast<std::size_t>(local_count_ + 1));
     }
 
     /// What is wrong with `a` for this Reducer ("" when nothing); when something is, v.data is
@@ -493,7 +612,12 @@ private:
             problem = "treefold: the array's dtype is " + py::str(a.dtype()).cast<std::string>() +
                       " but the Reducer's is " + py::str(dtype_).cast<std::string>();
         }
-        if (problem.empty() && v.count != local_count_) {
+        if (problem.empty() && rows_ &&
+            (a.ndim() != 2 || a.shape(0) != local_count_ || a.shape(1) != static_cast<py::ssize_t>(width_))) {
+            problem = "treefold: a row Reducer takes a 2-D array of shape (" + std::to_string(local_count_) + ", " +
+                      std::to_string(width_) + ")";
+        }
+        if (problem.empty() && !rows_ && v.count != local_count_) {
             problem = "treefold: the array holds " + std::to_string(v.count) + " values but this rank's block holds " +
                       std::to_string(local_count_);
         }
@@ -519,6 +643,8 @@ private:
     callable fn_;
     std::unique_ptr<object_reducer> objects_;
     std::int64_t local_count_ = 0;
+    std::int64_t width_ = 1; ///< values per global index (k for a row Reducer)
+    bool rows_ = false;
     int rank_ = 0;
 };
 
@@ -647,12 +773,22 @@ naming the rank and the message.)");
 
     py::class_<py_reducer>(m, "Reducer",
                            R"(A reduction planned once for this rank's local_count values of dtype,
-reusable for many calls: Reducer(comm, local_count, dtype, op="sum", global_start=None).
-Blocks lie in rank order unless every rank passes its global_start.)")
-        .def(py::init<const py::object&, std::int64_t, const py::object&, const py::object&,
-                      const std::optional<std::int64_t>&>(),
+reusable for many calls: Reducer(comm, local_count, dtype, op="sum", global_start=None, k=None,
+exchange=None, threads=None, kernel=None).
+Blocks lie in rank order unless every rank passes its global_start. With k (the same on every
+rank) it is element-wise: each global index holds a row of k values, the calls take a 2-D
+array of shape (local_count, k) and return the k column reductions (a 1-D array).
+exchange, threads and kernel are the C context options (numeric Reducers without k).)")
+        .def(py::init([](const py::object& comm, std::int64_t local_count, const py::object& dtype,
+                         const py::object& op, const std::optional<std::int64_t>& global_start,
+                         const std::optional<std::int64_t>& k, const std::optional<std::string>& exchange,
+                         const std::optional<std::int64_t>& threads, const std::optional<std::string>& kernel) {
+                 return std::make_unique<py_reducer>(comm, local_count, dtype, op, global_start, k,
+                                                     reducer_options{exchange, threads, kernel});
+             }),
              py::arg("comm"), py::arg("local_count"), py::arg("dtype"), py::arg("op") = "sum",
-             py::arg("global_start") = py::none())
+             py::arg("global_start") = py::none(), py::arg("k") = py::none(), py::kw_only(),
+             py::arg("exchange") = py::none(), py::arg("threads") = py::none(), py::arg("kernel") = py::none())
         .def("allreduce", &py_reducer::allreduce, py::arg("array"), "The reduction on every rank.")
         .def("reduce", &py_reducer::reduce, py::arg("array"), py::arg("root"),
              "The reduction on root (None on the other ranks); an error on any rank, a root out of "
@@ -660,7 +796,8 @@ Blocks lie in rank order unless every rank passes its global_start.)")
         .def("iallreduce",
              [](py::object self, const py::array& a) { return self.cast<py_reducer&>().start(self, a, -1); },
              py::arg("array"),
-             "Starts allreduce and returns a Request at once (the array must stay unchanged until wait()).")
+             "Starts allreduce and returns a Request at once (the array must stay unchanged until wait()); "
+             "an object Reducer's call completes before it returns.")
         .def("ireduce",
              [](py::object self, const py::array& a, int root) {
                  return self.cast<py_reducer&>().start(self, a, root);
@@ -669,5 +806,10 @@ Blocks lie in rank order unless every rank passes its global_start.)")
         .def("buffer", [](py::object self) { return self.cast<py_reducer&>().buffer(self); },
              "The Reducer's own array of local_count values (zero-filled; no copy).")
         .def_property_readonly("local_count", &py_reducer::local_count)
+        .def_property_readonly("k", &py_reducer::k, "Values per global index of a row Reducer (None otherwise).")
+        .def_property_readonly("exchange", &py_reducer::exchange,
+                               "The exchange the Reducer runs (for 'automatic', the one it chose).")
+        .def_property_readonly("kernel", &py_reducer::kernel, "The local kernel's name ('best' by default).")
+        .def_property_readonly("threads", &py_reducer::threads, "The threads this rank's values are reduced on.")
         .def_property_readonly("global_count", &py_reducer::global_count);
 }

@@ -1,6 +1,6 @@
 /* The C API from C99 (built with -std=c99 -pedantic): a rank-order context, the context's
  * own buffer, a rooted reduce, nonblocking calls, the one-call forms (MPI_IN_PLACE too),
- * context options (MPI_Info) with their getters, element-wise (row) contexts against
+ * context options (MPI_Info: exchange, threads, kernel) with their getters, element-wise (row) contexts against
  * per-column contexts, and error classes, checked against exactly known sums. */
 #include <treefold/treefold.h>
 
@@ -79,6 +79,8 @@ int main(int argc, char** argv)
               rank);
         check(treefold_wait(&req) == MPI_ERR_BUFFER, "a NULL buffer on rank 0: MPI_ERR_BUFFER at every wait", rank);
         check(treefold_ireduce_ctx(ctx, halves, &all, size, &req) == MPI_ERR_ROOT && req == NULL, "ireduce root", rank);
+        check(treefold_ireduce_ctx(ctx, halves, &all, -1, &req) == MPI_ERR_ROOT && req == NULL, "ireduce root -1",
+              rank);
         treefold_context_destroy(&ctx);
     }
 
@@ -169,6 +171,92 @@ int main(int argc, char** argv)
             MPI_Info_free(&info);
             check(rc == expected[c] && ctx == NULL, "option error class on every rank", rank);
             check(strlen(treefold_last_error()) > 0, "option error message", rank);
+        }
+    }
+
+    /* The "kernel" option: every kernel this CPU runs gives the bits of the default one, for
+     * sums whose bracketing matters (1000 values a rank, large and small, so the SIMD kernels
+     * run long nodes), on 1 and 3 threads; the getter reports it; a bad name, an architecture
+     * kernel for complex, and a kernel on rows are MPI_ERR_INFO_VALUE on every rank. */
+    {
+        enum { M = 1000 };
+        static double xs[M];
+        static float fs[M];
+        static int32_t is[M];
+        for (int i = 0; i < M; ++i) {
+            const double g = (double)(rank * M + i + 1);
+            xs[i] = (i % 7 == 3 ? 1e15 : 1.0) / g - (i % 5 == 0 ? 3e14 / g : 0.0);
+            fs[i] = (float)xs[i];
+            is[i] = (int32_t)((rank * M + i) * 7919 % 100003) - 50000;
+        }
+        static const char* const kernels[] = {"best", "scalar", "sse2", "avx2", "avx512f"};
+        double want_x = 0;
+        float want_f = 0;
+        int32_t want_i = 0;
+        for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; ++k) {
+            for (int threads = 1; threads <= 3; threads += 2) {
+                MPI_Info info;
+                char count[4];
+                snprintf(count, sizeof count, "%d", threads);
+                MPI_Info_create(&info);
+                MPI_Info_set(info, "kernel", kernels[k]);
+                MPI_Info_set(info, "threads", count);
+                treefold_context xc = NULL, fc = NULL, ic = NULL;
+                const int rc = treefold_context_create_info(MPI_COMM_WORLD, TREEFOLD_RANK_ORDER, M, MPI_DOUBLE,
+                                                            MPI_SUM, info, &xc);
+                if (rc == MPI_ERR_INFO_VALUE && k >= 2) { /* an architecture this CPU lacks (on some rank) */
+                    check(strstr(treefold_last_error(), "does not support") != NULL, "kernel refused: why", rank);
+                    MPI_Info_free(&info);
+                    continue;
+                }
+                check(rc == MPI_SUCCESS, "create_info with a kernel", rank);
+                check(treefold_context_create_info(MPI_COMM_WORLD, TREEFOLD_RANK_ORDER, M, MPI_FLOAT, MPI_SUM, info,
+                                                   &fc) == MPI_SUCCESS &&
+                          treefold_context_create_info(MPI_COMM_WORLD, TREEFOLD_RANK_ORDER, M, MPI_INT32_T, MPI_MAX,
+                                                       info, &ic) == MPI_SUCCESS,
+                      "create_info with a kernel (float, int32)", rank);
+                MPI_Info_free(&info);
+                check(treefold_context_kernel(xc) != NULL && strcmp(treefold_context_kernel(xc), kernels[k]) == 0,
+                      "treefold_context_kernel", rank);
+                double x = 0;
+                float f = 0;
+                int32_t i = 0;
+                check(treefold_allreduce_ctx(xc, xs, &x) == MPI_SUCCESS && treefold_allreduce_ctx(fc, fs, &f) ==
+                                                                                   MPI_SUCCESS &&
+                          treefold_allreduce_ctx(ic, is, &i) == MPI_SUCCESS,
+                      "allreduce under a kernel", rank);
+                if (k == 0 && threads == 1) {
+                    want_x = x;
+                    want_f = f;
+                    want_i = i;
+                }
+                check(memcmp(&x, &want_x, sizeof x) == 0 && memcmp(&f, &want_f, sizeof f) == 0 && i == want_i,
+                      "every kernel gives the default kernel's bits", rank);
+                treefold_context_destroy(&xc);
+                treefold_context_destroy(&fc);
+                treefold_context_destroy(&ic);
+            }
+        }
+        check(treefold_context_create(MPI_COMM_WORLD, 1, MPI_DOUBLE, MPI_SUM, &ctx) == MPI_SUCCESS &&
+                  strcmp(treefold_context_kernel(ctx), "best") == 0,
+              "the default kernel is best", rank);
+        treefold_context_destroy(&ctx);
+        check(treefold_context_kernel(NULL) == NULL, "treefold_context_kernel(NULL)", rank);
+        /* Bad values on one rank (the last): every rank's MPI_ERR_INFO_VALUE. */
+        const char* const bad[] = {"fastest", "avx2"};
+        const MPI_Datatype type[] = {MPI_DOUBLE, MPI_C_DOUBLE_COMPLEX};
+        for (int c = 0; c < 2; ++c) {
+            MPI_Info info;
+            MPI_Info_create(&info);
+            MPI_Info_set(info, "kernel", rank == size - 1 ? bad[c] : "scalar");
+            check(treefold_context_create_info(MPI_COMM_WORLD, TREEFOLD_RANK_ORDER, 1, type[c], MPI_SUM, info, &ctx) ==
+                          MPI_ERR_INFO_VALUE &&
+                      ctx == NULL,
+                  "a bad kernel on one rank: MPI_ERR_INFO_VALUE on every rank", rank);
+            check(treefold_context_create_rows(MPI_COMM_WORLD, TREEFOLD_RANK_ORDER, 1, 2, MPI_DOUBLE, MPI_SUM, info,
+                                               &ctx) == MPI_ERR_INFO_VALUE,
+                  "rows take no kernel option", rank);
+            MPI_Info_free(&info);
         }
     }
 

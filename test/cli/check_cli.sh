@@ -83,7 +83,7 @@ grep -Eq '^even-lower +1 +512 +512' <<<"$out" && pass || fail "plan output: $out
 out="$("$tool" --version)"; rc=$?
 [[ $rc -eq 0 && "$out" =~ ^treefold\ [0-9]+\.[0-9]+\.[0-9]+$ ]] && pass || fail "--version: rc $rc, '$out'"
 [[ -z "$version" || "$out" == "treefold $version" ]] && pass || fail "--version says '$out', project is $version"
-for args in "plan:--t-send" "schedule:--calibration" "sum:--exchange" "calibrate:--out" "simulate:--svg"; do
+for args in "plan:--t-send" "schedule:--constants" "sum:--exchange" "calibrate:--out" "simulate:--svg"; do
   cmd="${args%%:*}"; option="${args#*:}"
   out="$("$tool" "$cmd" --help 2>&1)"; rc=$?
   [[ $rc -eq 0 && "$out" == "usage: "*"treefold $cmd"* && "$out" == *"$option"* ]] && pass \
@@ -95,8 +95,8 @@ n="$(timeout 60 "${mpirun[@]}" -n 2 "$tool" sum --help 2>&1 | grep -c '^usage:')
 # - reads standard input: the same bits as the file.
 got="$(timeout 60 "${mpirun[@]}" -n 2 "$tool" sum - --repeat 1 < "$work/values.txt" 2>&1 | sed -n 's/^tree sum bits *: *//p')"
 [[ -n "$got" && "$got" == "$t1" ]] && pass || fail "sum - (stdin) gives '$got', the file gives '$t1'"
-out="$(printf 'alpha_p 2\nalpha_r 0.5\n' | "$tool" schedule --p 8 --calibration -)"
-grep -q 'alpha_p = 2 us, alpha_r = 0.5 us' <<<"$out" && pass || fail "schedule --calibration - : $out"
+out="$(printf 'alpha_p 2\nalpha_r 0.5\n' | "$tool" schedule --p 8 --constants -)"
+grep -q 'alpha_p = 2 us, alpha_r = 0.5 us' <<<"$out" && pass || fail "schedule --constants - : $out"
 
 # Input errors of the commands without MPI: exit 2, one line, one "treefold" prefix.
 expect_bad_serial() { # expect_bad_serial <pattern> <args...>
@@ -107,7 +107,7 @@ expect_bad_serial() { # expect_bad_serial <pattern> <args...>
   [[ "$(wc -l <<<"$out")" -eq 1 && "$out" != *"treefold: "* ]] && grep -q -- "$pattern" <<<"$out" && pass \
     || fail "message for '$*' was: $out"
 }
-expect_bad_serial "does not exist" schedule --p 4 --calibration "$work/missing.txt"
+expect_bad_serial "does not exist" schedule --p 4 --constants "$work/missing.txt"
 expect_bad_serial "t-send must be a finite number >= 0, got -1" plan --n 10 --p 2 --t-send -1
 expect_bad_serial "t-op must be a finite number >= 0" plan --n 10 --p 2 --t-op -0.5
 expect_bad_serial "alpha-p must be a finite number >= 0" schedule --p 4 --alpha-p -1 --alpha-r 1
@@ -129,7 +129,7 @@ svg="$work/svg/binomial_p4_n4.svg"
 # Not a regular file: refused at once (a FIFO used to block rank 0 in open() for ever).
 mkfifo "$work/fifo"
 expect_bad "is a FIFO (named pipe), not a regular file" sum "$work/fifo"
-expect_bad_serial "is a FIFO (named pipe), not a regular file" schedule --p 4 --calibration "$work/fifo"
+expect_bad_serial "is a FIFO (named pipe), not a regular file" schedule --p 4 --constants "$work/fifo"
 expect_bad "is a character device" sum /dev/zero
 out="$(TREEFOLD_CALIBRATION="$work/fifo" timeout 60 "${mpirun[@]}" -n 2 "$tool" sum --repeat 1 --exchange automatic 2>&1)"; rc=$?
 [[ $rc -eq 2 ]] && grep -q "TREEFOLD_CALIBRATION" <<<"$out" && pass || fail "TREEFOLD_CALIBRATION=FIFO: rc $rc: $out"
@@ -141,7 +141,7 @@ expect_bad "line 2: binary data (byte 0x00 at column 2), not a number per line; 
 cp "$work/lying.binpsllh" "$work/binary.txt"
 expect_bad "line 1: binary data" sum "$work/binary.txt"
 printf 'al\x00pha\n' > "$work/nul_cal.txt"
-expect_bad_serial "no number after 'al.x00pha'" schedule --p 4 --calibration "$work/nul_cal.txt"
+expect_bad_serial "no number after 'al.x00pha'" schedule --p 4 --constants "$work/nul_cal.txt"
 printf '1\n1e400\n' > "$work/big.txt"
 expect_bad "line 2: '1e400' is out of the range of a double" sum "$work/big.txt"
 printf '%s\n' 1 2 -1e400 > "$work/minus_big.txt"

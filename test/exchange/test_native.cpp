@@ -262,6 +262,19 @@ BOOST_AUTO_TEST_CASE(automatic_follows_treefold_exchange)
     unsetenv("TREEFOLD_EXCHANGE");
 }
 
+BOOST_AUTO_TEST_CASE(automatic_prefers_the_simpler_candidate_within_the_noise)
+{
+    using treefold::exchange::detail::simplest_within;
+    constexpr double tol = treefold::exchange::automatic::choice_tolerance;
+    // The first candidate within 10 % of the least wins; a clear winner still wins.
+    BOOST_CHECK_EQUAL(simplest_within({1.0, 0.95, 0.5}, tol), 2);
+    BOOST_CHECK_EQUAL(simplest_within({1.0, 0.95, 0.99}, tol), 0);
+    BOOST_CHECK_EQUAL(simplest_within({2.0, 1.0, 1.05, 0.98}, tol), 1);
+    BOOST_CHECK_EQUAL(simplest_within({1.2, 1.0}, tol), 1);
+    BOOST_CHECK_EQUAL(simplest_within({1.09, 1.0}, tol), 0);
+    BOOST_CHECK_EQUAL(simplest_within({3.0, 3.0, 3.0}, 0.0), 0);
+}
+
 BOOST_AUTO_TEST_CASE(automatic_reads_treefold_calibration)
 {
     // A file (as `treefold calibrate` writes it) answers for the (p, level, bytes) it lists;

@@ -1,11 +1,13 @@
 ! The Fortran module under mpirun: the data sets' published bits (the C++ reducer's) and a
 ! Fortran evaluation of the tree for the others, through the one-call form and contexts with
-! blocks in reverse rank order; real32 and int64; an error class on every rank.
+! blocks in reverse rank order; real32, int64 and int32; context options (exchange=,
+! threads=) and getters; nonblocking calls; an error class on every rank.
 ! Usage: test_fortran DATA_DIR FILE...   (DATA_DIR absent: the data-set part is skipped)
 program test_fortran
   use, intrinsic :: iso_fortran_env, only: real64, real32, int64, int32, output_unit, error_unit
   use mpi_f08
   use treefold
+  use, intrinsic :: iso_c_binding, only: c_associated
   implicit none
 
   integer :: rank, p, failures, ierr, i, nargs
@@ -34,6 +36,8 @@ program test_fortran
   end if
 
   call check_other_kinds()
+  call check_options()
+  call check_nonblocking()
   call check_errors()
 
   call MPI_Allreduce(MPI_IN_PLACE, failures, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD)
@@ -209,6 +213,153 @@ contains
     call treefold_reduce(small, sgot, p, MPI_COMM_WORLD, ierr)
     if (ierr /= MPI_ERR_ROOT) call fail('expected MPI_ERR_ROOT on every rank')
   end subroutine check_int32_and_rows
+
+  !> exchange=, threads= and kernel=: every exchange (1 to 3 threads, the kernels) gives the bits;
+  !> the getters report the choice; a bad value is MPI_ERR_INFO_VALUE on every rank.
+  subroutine check_options()
+    integer(int64), parameter :: n = 5000
+    character(len=*), parameter :: names(6) = [character(len=11) :: 'automatic', 'native', 'binomial', 'direct', &
+                                                'dual4', 'schedule_rd']
+    character(len=*), parameter :: kernels(6) = [character(len=7) :: 'best', 'scalar', 'sse2', 'scalar', 'best', &
+                                                  'scalar']
+    real(real64) :: xs(n), want, got
+    integer(int64) :: lo, hi, i, messages, bytes, collectives, collective_bytes
+    type(treefold_context) :: ctx
+    integer :: e
+    character(len=:), allocatable :: used
+    do i = 1, n
+      xs(i) = 1.0_real64 / real(i, real64) * merge(1, -1, mod(i, 7_int64) < 3) + 1e10_real64 * merge(1, 0, i == 17)
+    end do
+    want = tree_sum(xs, .false.)
+    call block_of(n, rank, lo, hi)
+    do e = 1, size(names)
+      call treefold_context_create(MPI_COMM_WORLD, hi - lo + 1, MPI_DOUBLE_PRECISION, MPI_SUM, ctx, ierr, &
+                                   exchange=trim(names(e)), threads=1 + mod(rank + e, 3), kernel=trim(kernels(e)))
+      if (ierr /= MPI_SUCCESS) call fail('create, exchange='//trim(names(e))//': '//treefold_error_message())
+      used = treefold_context_exchange(ctx)
+      if (e > 1 .and. used /= trim(names(e))) call fail('exchange '//trim(names(e))//' reported as '//used)
+      if (e == 1 .and. len(used) == 0) call fail('automatic reports no exchange')
+      if (treefold_context_threads(ctx) /= 1 + mod(rank + e, 3)) call fail('threads getter differs')
+      used = treefold_context_kernel(ctx)
+      if (used /= trim(kernels(e))) call fail('kernel '//trim(kernels(e))//' reported as '//used)
+      if (treefold_context_global_count(ctx) /= n) call fail('global count differs')
+      if (treefold_context_width(ctx) /= 1) call fail('width is not 1')
+      call treefold_context_last_counters(ctx, messages, bytes, collectives, collective_bytes, ierr)
+      if (ierr /= MPI_SUCCESS .or. messages /= 0 .or. bytes /= 0 .or. collectives /= 0 .or. collective_bytes /= 0) &
+        call fail('counters before the first call are not 0')
+      got = 0
+      call treefold_allreduce_ctx(ctx, xs(lo:hi), got, ierr)
+      if (ierr /= MPI_SUCCESS .or. transfer(got, 0_int64) /= transfer(want, 0_int64)) &
+        call fail('exchange='//trim(names(e))//': bits differ')
+      call treefold_context_last_counters(ctx, messages=messages, collectives=collectives)
+      if (p > 1 .and. messages + collectives == 0) call fail(trim(names(e))//': nothing sent at p > 1')
+      call treefold_context_destroy(ctx)
+    end do
+    ! A bad exchange on the last rank only, a bad thread count on rank 0: every rank's error.
+    if (rank == p - 1) then
+      call treefold_context_create(MPI_COMM_WORLD, hi - lo + 1, MPI_DOUBLE_PRECISION, MPI_SUM, ctx, ierr, &
+                                   exchange='nonesuch')
+    else
+      call treefold_context_create(MPI_COMM_WORLD, hi - lo + 1, MPI_DOUBLE_PRECISION, MPI_SUM, ctx, ierr, &
+                                   exchange='direct')
+    end if
+    if (ierr /= MPI_ERR_INFO_VALUE) call fail('exchange=nonesuch: expected MPI_ERR_INFO_VALUE on every rank')
+    used = treefold_context_exchange(ctx)
+    if (used /= '') call fail('a context that was not created reports an exchange')
+    if (treefold_context_threads(ctx) /= -1) call fail('a context that was not created reports threads')
+    call treefold_context_create(MPI_COMM_WORLD, hi - lo + 1, MPI_DOUBLE_PRECISION, MPI_SUM, ctx, ierr, &
+                                 threads=merge(0, 2, rank == 0))
+    if (ierr /= MPI_ERR_INFO_VALUE) call fail('threads=0: expected MPI_ERR_INFO_VALUE on every rank')
+    call treefold_context_create(MPI_COMM_WORLD, hi - lo + 1, MPI_DOUBLE_PRECISION, MPI_SUM, ctx, ierr, &
+                                 kernel=trim(merge('fastest', 'scalar ', rank == 0)))
+    if (ierr /= MPI_ERR_INFO_VALUE) call fail('kernel=fastest: expected MPI_ERR_INFO_VALUE on every rank')
+  end subroutine check_options
+
+  !> iallreduce / ireduce with test and wait: the blocking call's bits; a non-contiguous local
+  !> on rank 0 is MPI_ERR_BUFFER on every rank at the wait; a negative root is MPI_ERR_ROOT.
+  subroutine check_nonblocking()
+    integer(int64), parameter :: n = 3001
+    real(real64), asynchronous :: xs(2 * n), got, at_root
+    integer(int64), asynchronous :: ks(n), kgot
+    real(real32), asynchronous :: fs(n), fgot
+    integer(int32), asynchronous :: is(n), igot
+    complex(real64), asynchronous :: zs(n), zgot
+    complex(real64) :: zwant
+    real(real64) :: want
+    integer(int64) :: lo, hi, i, m
+    type(treefold_context) :: ctx, kctx, fctx, ictx, zctx
+    type(treefold_request) :: req
+    logical :: done
+    integer :: polls
+    do i = 1, 2 * n
+      xs(i) = sin(real(i, real64)) * 10.0_real64**mod(i, 9_int64)
+    end do
+    ks = [(i * 3 - 1000, i = 1, n)]
+    fs = real(xs(1:n), real32)
+    is = int(ks, int32)
+    want = tree_sum(xs(1:n), .false.)
+    call block_of(n, rank, lo, hi)
+    m = hi - lo + 1
+    call treefold_context_create(MPI_COMM_WORLD, m, MPI_DOUBLE_PRECISION, MPI_SUM, ctx, ierr, global_start=lo - 1)
+    got = 0
+    call treefold_iallreduce_ctx(ctx, xs(lo:hi), got, req, ierr)
+    if (ierr /= MPI_SUCCESS) call fail('iallreduce: '//treefold_error_message())
+    done = .false.
+    polls = 0
+    do while (.not. done .and. ierr == MPI_SUCCESS)
+      call treefold_test(req, done, ierr)
+      polls = polls + 1
+    end do
+    if (ierr /= MPI_SUCCESS .or. transfer(got, 0_int64) /= transfer(want, 0_int64)) &
+      call fail('iallreduce + test: bits differ')
+    call treefold_wait(req, ierr) ! holds none now: completes at once
+    if (ierr /= MPI_SUCCESS) call fail('wait on a completed request failed')
+    at_root = -1
+    call treefold_ireduce_ctx(ctx, xs(lo:hi), at_root, p - 1, req, ierr)
+    call treefold_wait(req, ierr)
+    if (ierr /= MPI_SUCCESS .or. (rank == p - 1 .and. transfer(at_root, 0_int64) /= transfer(want, 0_int64)) .or. &
+        (rank /= p - 1 .and. transfer(at_root, 0_int64) /= transfer(-1.0_real64, 0_int64))) &
+      call fail('ireduce + wait differs')
+    ! rank 0 passes every other value of a longer array: not contiguous, so every rank fails.
+    ! (rank 0 holds at least n / 10 > 1 values for p <= 4)
+    if (rank == 0) then
+      call treefold_iallreduce_ctx(ctx, xs(1:2 * m:2), got, req, ierr)
+    else
+      call treefold_iallreduce_ctx(ctx, xs(lo:hi), got, req, ierr)
+    end if
+    if (ierr /= MPI_SUCCESS) call fail('iallreduce with a non-contiguous local failed at the start')
+    call treefold_wait(req, ierr)
+    if (ierr /= MPI_ERR_BUFFER) call fail('non-contiguous local on rank 0: expected MPI_ERR_BUFFER on every rank')
+    call treefold_ireduce_ctx(ctx, xs(lo:hi), at_root, -1, req, ierr)
+    if (ierr /= MPI_ERR_ROOT .or. c_associated(req%handle)) call fail('ireduce root -1: expected MPI_ERR_ROOT')
+    call treefold_context_destroy(ctx)
+    ! The other kinds: the blocking calls' results.
+    call treefold_context_create(MPI_COMM_WORLD, m, MPI_INTEGER8, MPI_MAX, kctx, ierr)
+    call treefold_iallreduce_ctx(kctx, ks(lo:hi), kgot, req, ierr)
+    call treefold_wait(req, ierr)
+    if (ierr /= MPI_SUCCESS .or. kgot /= maxval(ks)) call fail('int64 iallreduce differs')
+    call treefold_context_create(MPI_COMM_WORLD, m, MPI_REAL, MPI_SUM, fctx, ierr)
+    call treefold_ireduce_ctx(fctx, fs(lo:hi), fgot, 0, req, ierr)
+    call treefold_wait(req, ierr)
+    if (ierr /= MPI_SUCCESS .or. (rank == 0 .and. transfer(fgot, 0) /= &
+                                  transfer(real(tree_sum(real(fs, real64), .true.), real32), 0))) &
+      call fail('real32 ireduce differs')
+    call treefold_context_create(MPI_COMM_WORLD, m, MPI_INTEGER4, MPI_SUM, ictx, ierr)
+    call treefold_iallreduce_ctx(ictx, is(lo:hi), igot, req, ierr)
+    call treefold_wait(req, ierr)
+    if (ierr /= MPI_SUCCESS .or. igot /= sum(is)) call fail('int32 iallreduce differs')
+    zs = cmplx(xs(1:n), -xs(n + 1:), real64)
+    call treefold_context_create(MPI_COMM_WORLD, m, MPI_DOUBLE_COMPLEX, MPI_SUM, zctx, ierr)
+    call treefold_allreduce_ctx(zctx, zs(lo:hi), zwant, ierr)
+    call treefold_iallreduce_ctx(zctx, zs(lo:hi), zgot, req, ierr)
+    call treefold_wait(req, ierr)
+    if (ierr /= MPI_SUCCESS .or. any(transfer(zgot, 0_int64, 2) /= transfer(zwant, 0_int64, 2))) &
+      call fail('complex iallreduce differs from the blocking call')
+    call treefold_context_destroy(kctx)
+    call treefold_context_destroy(fctx)
+    call treefold_context_destroy(ictx)
+    call treefold_context_destroy(zctx)
+  end subroutine check_nonblocking
 
   !> test_fortran --error-stop: a failing call without ierr stops with treefold's message
   !> once ("treefold: ...", checked by the ctest's regular expressions).

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `treefold schedule` end to end: the generated schedules (treefold's and the thesis's
 # heuristics, the best in both spaces) with model/simulated times, message counts and
-# efficiency, the receive-cost option, calibration files, given schedules, and bad input
+# efficiency, the receive-cost option, constants files, given schedules, and bad input
 # exiting 2.
 # Usage: check_schedule_cli.sh <treefold binary>
 set -u
@@ -38,10 +38,10 @@ grep -q 'receives conflicts' <<<"$out" || fail "receive model not named"
 grep -Eq '^given +collapse\(6,3\) 2 expand +3 +10 +4\.540 ' <<<"$out" || fail "collapse with receive conflicts"
 
 printf '# test\nalpha_p 5\nalpha_r 0.1\n' > "$work/cal.txt"
-out="$("$tool" schedule --p 1000 --calibration "$work/cal.txt" --schedule 'merge(488) 8 8 8 invmerge' --schedule '10 10 10')" \
-  || fail "calibration run exited $?"
+out="$("$tool" schedule --p 1000 --constants "$work/cal.txt" --schedule 'merge(488) 8 8 8 invmerge' --schedule '10 10 10')" \
+  || fail "constants run exited $?"
 echo "$out"
-grep -q 'alpha_p = 5 us, alpha_r = 0.1 us' <<<"$out" || fail "calibration values not used"
+grep -q 'alpha_p = 5 us, alpha_r = 0.1 us' <<<"$out" || fail "constants values not used"
 grep -q '^given  *merge(488) 8 8 8 invmerge' <<<"$out" || fail "given merge schedule not listed"
 grep -q '^given  *10 10 10 ' <<<"$out" || fail "given factor schedule not listed"
 
@@ -53,11 +53,11 @@ echo "$out"
 grep -q 'messages of 65536 B' <<<"$out" || fail "message size not named"
 grep -q 'alpha_r = 65.916 us' <<<"$out" || fail "alpha_r at 64 KiB"
 grep -Eq '^best +2 2 2 2 +4 ' <<<"$out" || fail "best at 64 KiB with beta"
-# A size calibration file (schedule_calibrate --sizes): the step above the eager limit applies.
+# A size constants file (schedule_fit --sizes): the step above the eager limit applies.
 printf 'alpha_p 0.3\nalpha_r 0.1\nbeta 0\neager_limit 4032\nrendezvous_p 0\nrendezvous_r 2\nrendezvous_beta 0\n' > "$work/size.txt"
-out="$("$tool" schedule --p 16 --calibration "$work/size.txt" --bytes 4096)" || fail "size calibration run exited $?"
+out="$("$tool" schedule --p 16 --constants "$work/size.txt" --bytes 4096)" || fail "size constants run exited $?"
 grep -q 'alpha_r = 2.1 us' <<<"$out" || fail "rendezvous step not applied at 4096 B"
-out="$("$tool" schedule --p 16 --calibration "$work/size.txt" --bytes 4032)" || fail "size calibration run exited $?"
+out="$("$tool" schedule --p 16 --constants "$work/size.txt" --bytes 4032)" || fail "size constants run exited $?"
 grep -q 'alpha_p = 0.3 us, alpha_r = 0.1 us' <<<"$out" || fail "eager size charged the step"
 
 expect_bad() { # expect_bad <needle> <args...>
@@ -70,22 +70,22 @@ expect_bad "does not fit p = 12" --p 12 --schedule "2 2 2"
 expect_bad "unknown stage 'x'" --p 12 --schedule "2 x"
 expect_bad "alpha_r > 0" --p 12 --alpha-r 0
 expect_bad "between 1 and" --p 0
-expect_bad "not both" --p 4 --calibration "$work/cal.txt" --alpha-p 1
+expect_bad "not both" --p 4 --constants "$work/cal.txt" --alpha-p 1
 expect_bad "required" --alpha-p 1
-expect_bad "file '$work/missing.txt' does not exist" --p 4 --calibration "$work/missing.txt"
+expect_bad "file '$work/missing.txt' does not exist" --p 4 --constants "$work/missing.txt"
 # One prefix: "treefold schedule: file ...", not "treefold schedule: treefold: ...".
-msg="$("$tool" schedule --p 4 --calibration "$work/missing.txt" 2>&1)"
+msg="$("$tool" schedule --p 4 --constants "$work/missing.txt" 2>&1)"
 [[ "$msg" != *"treefold: "* ]] || fail "doubled prefix: $msg"
 printf 'alpha_p 1e400\nalpha_r 1\n' > "$work/huge.txt"
-expect_bad "no number after 'alpha_p'" --p 4 --calibration "$work/huge.txt"
+expect_bad "no number after 'alpha_p'" --p 4 --constants "$work/huge.txt"
 expect_bad "'free' or 'conflicts'" --p 4 --receives both
 expect_bad "--bytes must be" --p 4 --bytes 0
-expect_bad "not both" --p 4 --calibration "$work/cal.txt" --beta 1
+expect_bad "not both" --p 4 --constants "$work/cal.txt" --beta 1
 printf 'alpha_p 1\nalpha_r 1\nbeta -1\n' > "$work/negbeta.txt"
-expect_bad "beta finite and >= 0" --p 4 --calibration "$work/negbeta.txt"
+expect_bad "beta finite and >= 0" --p 4 --constants "$work/negbeta.txt"
 expect_bad "at least two factor stages" --p 7 --schedule "pmerge(1) 6 psplit"
-"$tool" schedule --p 4 --calibration "$work/missing.txt" >/dev/null 2>&1; rc=$?
-[[ $rc -ne 0 ]] || fail "missing calibration file accepted"
+"$tool" schedule --p 4 --constants "$work/missing.txt" >/dev/null 2>&1; rc=$?
+[[ $rc -ne 0 ]] || fail "missing constants file accepted"
 
 [[ $failures -eq 0 ]] && echo "all schedule CLI checks passed"
 exit $((failures > 0))

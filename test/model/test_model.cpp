@@ -462,11 +462,11 @@ BOOST_AUTO_TEST_CASE(best_is_exact_and_fast)
     BOOST_CHECK(big.fits(1024));
 }
 
-BOOST_AUTO_TEST_CASE(calibration_file_round_trips)
+BOOST_AUTO_TEST_CASE(constants_file_round_trips)
 {
-    const auto path = (std::filesystem::temp_directory_path() / "treefold_calibration_test.txt").string();
-    model::write_calibration(path, {1.25, 0.5}, "test");
-    const auto m = model::read_calibration(path);
+    const auto path = (std::filesystem::temp_directory_path() / "treefold_constants_test.txt").string();
+    model::write_constants(path, {1.25, 0.5}, "test");
+    const auto m = model::read_constants(path);
     BOOST_CHECK_EQUAL(m.alpha_p, 1.25);
     BOOST_CHECK_EQUAL(m.alpha_r, 0.5);
     {
@@ -474,9 +474,9 @@ BOOST_AUTO_TEST_CASE(calibration_file_round_trips)
         std::fputs("alpha_p 1\n", f);
         std::fclose(f);
     }
-    BOOST_CHECK_THROW(model::read_calibration(path), std::runtime_error);
+    BOOST_CHECK_THROW(model::read_constants(path), std::runtime_error);
     std::filesystem::remove(path);
-    BOOST_CHECK_THROW(model::read_calibration(path), std::runtime_error);
+    BOOST_CHECK_THROW(model::read_constants(path), std::runtime_error);
 }
 
 namespace {

@@ -1,7 +1,7 @@
 // The size-aware pipelining model (model/size_model.hpp): the fit recovers known constants
-// from synthetic schedule_calibrate samples, modelled time grows with the message size as
+// from synthetic schedule_fit samples, modelled time grows with the message size as
 // fitted, the best-schedule search turns to recursive doubling for large messages, and the
-// calibration file round-trips (one process, no communication).
+// constants file round-trips (one process, no communication).
 #include <boost/test/unit_test.hpp>
 
 #include "support/throws.hpp"
@@ -26,7 +26,7 @@ namespace {
 
 constexpr std::uint64_t no_step = std::numeric_limits<std::uint64_t>::max();
 
-/// The sizes schedule_calibrate --sizes measures: 8 B … 64 KiB and points around 4 KiB.
+/// The sizes schedule_fit --sizes measures: 8 B … 64 KiB and points around 4 KiB.
 std::vector<std::uint64_t> grid_sizes()
 {
     std::vector<std::uint64_t> out;
@@ -38,7 +38,7 @@ std::vector<std::uint64_t> grid_sizes()
     return out;
 }
 
-/// What schedule_calibrate would measure under `m` (with a small deterministic wobble of
+/// What schedule_fit would measure under `m` (with a small deterministic wobble of
 /// relative amplitude `wobble`, which averages out).
 std::vector<model::size_sample> synthetic(const model::size_params& m, double wobble)
 {
@@ -182,12 +182,12 @@ BOOST_AUTO_TEST_CASE(invalid_size_parameters_are_named)
     BOOST_CHECK(throws_with([&] { model::best(8, m, 8); }, "alpha_r > 0"));
 }
 
-BOOST_AUTO_TEST_CASE(size_calibration_file_round_trips)
+BOOST_AUTO_TEST_CASE(size_constants_file_round_trips)
 {
-    const auto path = (std::filesystem::temp_directory_path() / "treefold_size_calibration_test.txt").string();
+    const auto path = (std::filesystem::temp_directory_path() / "treefold_size_constants_test.txt").string();
     const model::size_params m = known();
-    model::write_size_calibration(path, m, "test");
-    const model::size_params r = model::read_size_calibration(path);
+    model::write_size_constants(path, m, "test");
+    const model::size_params r = model::read_size_constants(path);
     BOOST_CHECK_EQUAL(r.base.alpha_p, m.base.alpha_p);
     BOOST_CHECK_EQUAL(r.base.alpha_r, m.base.alpha_r);
     BOOST_CHECK_EQUAL(r.beta, m.beta);
@@ -196,10 +196,10 @@ BOOST_AUTO_TEST_CASE(size_calibration_file_round_trips)
     BOOST_CHECK_EQUAL(r.rendezvous_r, m.rendezvous_r);
     BOOST_CHECK_EQUAL(r.rendezvous_beta, m.rendezvous_beta);
     // The size-free reader takes the same file.
-    BOOST_CHECK_EQUAL(model::read_calibration(path).alpha_p, m.base.alpha_p);
+    BOOST_CHECK_EQUAL(model::read_constants(path).alpha_p, m.base.alpha_p);
     // A size-free file reads as β = 0 without a step.
-    model::write_calibration(path, {1.25, 0.5}, "old");
-    const model::size_params old = model::read_size_calibration(path);
+    model::write_constants(path, {1.25, 0.5}, "old");
+    const model::size_params old = model::read_size_constants(path);
     BOOST_CHECK(!old.sized());
     BOOST_CHECK_EQUAL(old.base.alpha_r, 0.5);
     {
@@ -207,11 +207,11 @@ BOOST_AUTO_TEST_CASE(size_calibration_file_round_trips)
         std::fputs("alpha_p 1\nalpha_r 1\neager_limit lots\n", f);
         std::fclose(f);
     }
-    BOOST_CHECK_THROW(model::read_size_calibration(path), std::runtime_error);
+    BOOST_CHECK_THROW(model::read_size_constants(path), std::runtime_error);
     // Neither a negative nor a fractional eager limit is read as some other whole number.
     for (const char* limit : {"-1", "4096.5", "99999999999999999999"}) {
         std::istringstream in(std::string("alpha_p 1\nalpha_r 1\neager_limit ") + limit + "\n");
-        BOOST_CHECK_EXCEPTION(model::read_size_calibration(in, "t"), std::runtime_error, [&](const std::runtime_error& e) {
+        BOOST_CHECK_EXCEPTION(model::read_size_constants(in, "t"), std::runtime_error, [&](const std::runtime_error& e) {
             return std::string(e.what()).find(std::string("not '") + limit + "'") != std::string::npos;
         });
     }

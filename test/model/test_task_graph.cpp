@@ -27,6 +27,18 @@ namespace {
 
 using treefold::testing::throws_with;
 
+/// The size-aware model with a step of `step` above `eager_limit` in flight only.
+model::size_params flight(double alpha_p, double alpha_r, double beta, std::uint64_t eager_limit, double step)
+{
+    model::size_params m;
+    m.base.alpha_p = alpha_p;
+    m.base.alpha_r = alpha_r;
+    m.beta = beta;
+    m.eager_limit = eager_limit;
+    m.rendezvous_p = step;
+    return m;
+}
+
 /// The critical path's length from the network's own costs: every task's run time (send and
 /// receive overheads, compute durations) plus, on every edge, the message's latency or the
 /// receive port's gap; also checks each edge's wait against that cost.
@@ -233,7 +245,7 @@ BOOST_AUTO_TEST_CASE(critical_path_length_is_the_makespan)
     lg.o = 0.4;
     lg.G = 0.001;
     const model::loggp_network loggp(lg);
-    const model::size_aware_network sized(model::flight_size_params{0.9, 0.4, 0.002, 1 << 20, 0});
+    const model::size_aware_network sized(flight(0.9, 0.4, 0.002, 1 << 20, 0));
     const model::pipelining_network conflicts(model::params{0.88, 0.38, model::receive_cost::conflicts});
     const std::vector<const model::network*> nets{&loggp, &sized, &conflicts};
     for (const model::network* net : nets) {
@@ -256,7 +268,7 @@ BOOST_AUTO_TEST_CASE(rendezvous_waits_for_the_receive)
 {
     // Rank 1 computes for 10 before it posts its receive; a message over the eager limit
     // leaves only then, one under it is already there.
-    const model::size_aware_network net(model::flight_size_params{1.0, 0.5, 0.01, 100, 2.0});
+    const model::size_aware_network net(flight(1.0, 0.5, 0.01, 100, 2.0));
     for (const std::uint64_t bytes : {std::uint64_t{100}, std::uint64_t{1000}}) {
         model::task_graph g(2);
         g.send(0, 1, bytes);
@@ -266,6 +278,27 @@ BOOST_AUTO_TEST_CASE(rendezvous_waits_for_the_receive)
         const double expected = bytes > 100 ? 10.0 + 1.0 + 1000 * 0.01 + 2.0 : 10.0;
         BOOST_CHECK_CLOSE(t.makespan, expected, 1e-9);
     }
+}
+
+BOOST_AUTO_TEST_CASE(size_aware_network_reads_the_size_model_in_flight)
+{
+    // One parameter set (model::size_params): the per-message terms on the sender, the
+    // per-byte terms in flight; above the eager limit rendezvous_r adds to the sender,
+    // rendezvous_p + rendezvous_beta * n to the flight.
+    model::size_params m = flight(1.0, 0.5, 0.01, 100, 2.0);
+    m.rendezvous_r = 0.25;
+    m.rendezvous_beta = -0.004;
+    const model::size_aware_network net(m);
+    BOOST_CHECK_EQUAL(net.send_overhead(100), 0.5);
+    BOOST_CHECK_EQUAL(net.send_overhead(1000), 0.75);
+    BOOST_CHECK_CLOSE(net.latency(100), 1.0 + 100 * 0.01, 1e-12);
+    BOOST_CHECK_CLOSE(net.latency(1000), 1.0 + 1000 * 0.01 + 2.0 - 1000 * 0.004, 1e-12);
+    // The analytic reading of the same parameters charges the bytes to the sender instead.
+    BOOST_CHECK_CLOSE(m.at(100).alpha_r, 0.5 + 100 * 0.01, 1e-12);
+    BOOST_CHECK_CLOSE(m.at(100).alpha_p, 1.0, 1e-12);
+    // Below zero per byte above the limit is refused by the size model's own check.
+    m.rendezvous_beta = -0.02;
+    BOOST_CHECK(throws_with([&] { model::size_aware_network bad(m); }, "rendezvous_beta"));
 }
 
 BOOST_AUTO_TEST_CASE(loggp_message_costs_o_plus_l_plus_bytes_times_g)
@@ -310,7 +343,7 @@ BOOST_AUTO_TEST_CASE(invalid_graphs_are_named)
     // A timeline drawn with another graph is refused.
     std::ostringstream svg;
     BOOST_CHECK(throws_with([&] { model::write_svg(svg, dead, model::timeline{}); }, "timeline of this task graph"));
-    BOOST_CHECK(throws_with([] { model::size_aware_network bad(model::flight_size_params{1, 0, 0, 1, 0}); }, "alpha_r"));
+    BOOST_CHECK(throws_with([] { model::size_aware_network bad(flight(1, 0, 0, 1, 0)); }, "alpha_r"));
 }
 
 BOOST_AUTO_TEST_CASE(svg_timeline_is_well_formed)

@@ -275,3 +275,96 @@ def test_one_call_reduce_and_nonblocking_calls():
         with pytest.raises(ValueError):
             request.wait()
     assert bits(r.allreduce(mine)) == bits(want)
+
+
+def test_row_reducer_plans_once_and_matches_each_column():
+    n, k = 83, 4
+    rng = np.random.default_rng(17)
+    rows = rng.standard_normal((n, k)) * 10.0 ** rng.integers(-8, 8, (n, k))
+    # blocks in reverse rank order, declared with global_start
+    cuts = rank_order_blocks(n, 19)
+    lo, hi = cuts[P - 1 - RANK], cuts[P - RANK]
+    mine = np.ascontiguousarray(rows[lo:hi])
+    r = treefold.Reducer(COMM, hi - lo, np.float64, global_start=int(lo), k=k)
+    assert r.k == k and r.local_count == hi - lo and r.global_count == n
+    assert treefold.Reducer(COMM, hi - lo, np.float64).k is None
+    for _ in range(2):
+        got = r.allreduce(mine)
+        assert got.shape == (k,) and got.dtype == np.float64
+        for c in range(k):
+            assert bits(got[c]) == bits(tree(rows[:, c], np.add)), c
+    at_root = r.reduce(mine, 0)
+    assert (bits(at_root) == bits(got)) if RANK == 0 else at_root is None
+    buf = r.buffer()
+    assert buf.shape == (hi - lo, k) and not buf.any()
+    buf[:] = mine
+    assert bits(r.allreduce(buf)) == bits(got)
+    ints = treefold.Reducer(COMM, hi - lo, np.int64, op=MPI.MAX, global_start=int(lo), k=2)
+    vals = np.stack([np.arange(lo, hi), -np.arange(lo, hi)], axis=1).astype(np.int64)
+    assert list(ints.allreduce(vals)) == [n - 1, 0]
+    # A 1-D array, or rows of another width, on one rank: an error on every rank.
+    wrong = mine.reshape(-1) if RANK == P - 1 else mine
+    with pytest.raises(ValueError):
+        r.allreduce(wrong)
+    with pytest.raises(ValueError):
+        r.iallreduce(mine)  # row Reducers are blocking only, as C's row contexts
+    with pytest.raises(ValueError):
+        treefold.Reducer(COMM, hi - lo, np.float64, k=0)  # k must be positive, on every rank
+    if P > 1:
+        with pytest.raises(ValueError):
+            treefold.Reducer(COMM, hi - lo, np.float64, k=3 if RANK == 0 else 4)
+    with pytest.raises(ValueError):
+        treefold.Reducer(COMM, 1, object, op=lambda a, b: a + b, k=2)
+
+
+def test_object_reducers_have_nonblocking_calls():
+    n = 40
+    cuts = rank_order_blocks(n, 23)
+    words = np.array([chr(ord("a") + i % 26) for i in range(n)], dtype=object)
+    mine = words[cuts[RANK] : cuts[RANK + 1]].copy()
+    r = treefold.Reducer(COMM, len(mine), object, op=lambda a, b: a + b)
+    request = r.iallreduce(mine)
+    assert request.test()  # pickled values: the call completed when it started
+    assert request.wait() == "".join(words)
+    got = r.ireduce(mine, P - 1).wait()
+    assert got == "".join(words) if RANK == P - 1 else got is None
+    fractions = np.array([Fraction(1, i + 1) for i in range(n)], dtype=object)
+    exact = treefold.Reducer(COMM, len(mine), object, op=lambda a, b: a + b)
+    assert exact.iallreduce(fractions[cuts[RANK] : cuts[RANK + 1]].copy()).wait() == sum(fractions)
+
+    def fail_on_n(a, b):
+        if "n" in a + b:  # words[13]: every value meets another once, on some rank
+            raise KeyError("boom")
+        return a + b
+
+    # A callable that raises on some rank: the wait raises on every rank (KeyError everywhere).
+    failing = treefold.Reducer(COMM, len(mine), object, op=fail_on_n)
+    with pytest.raises(KeyError):
+        failing.iallreduce(mine).wait()
+
+
+def test_reducer_options_are_the_c_context_options():
+    n = 4000
+    rng = np.random.default_rng(29)
+    xs = rng.standard_normal(n) * 10.0 ** rng.integers(-10, 10, n)
+    cuts = rank_order_blocks(n, 31)
+    mine = xs[cuts[RANK] : cuts[RANK + 1]]
+    want = tree(xs, np.add)
+    default = treefold.Reducer(COMM, len(mine), np.float64)
+    assert default.kernel == "best" and default.threads == 1 and default.exchange != "automatic"
+    for exchange, kernel, threads in [("binomial", "scalar", 2), ("direct", "sse2", 1), ("automatic", "best", 3)]:
+        r = treefold.Reducer(COMM, len(mine), np.float64, exchange=exchange, kernel=kernel, threads=threads)
+        assert r.kernel == kernel and r.threads == threads
+        assert r.exchange == exchange if exchange != "automatic" else r.exchange != "automatic"
+        assert bits(r.allreduce(mine)) == bits(want)
+    # A bad value on one rank: ValueError on every rank.
+    with pytest.raises(ValueError):
+        treefold.Reducer(COMM, len(mine), np.float64, kernel="fastest" if RANK == P - 1 else "scalar")
+    with pytest.raises(ValueError):
+        treefold.Reducer(COMM, len(mine), np.float64, threads=0 if RANK == 0 else 2)
+    with pytest.raises(ValueError):
+        treefold.Reducer(COMM, len(mine), np.float64, k=2, kernel="scalar")  # rows take no options
+    with pytest.raises(ValueError):
+        treefold.Reducer(COMM, len(mine), object, op=lambda a, b: a + b, exchange="direct")
+    with pytest.raises(TypeError):
+        treefold.Reducer(COMM, len(mine), np.float64, "sum", None, None, "direct")  # options by keyword only

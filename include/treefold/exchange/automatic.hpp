@@ -14,8 +14,10 @@
 ///    on the plan's own communicator and layout (above 2^16 values on some rank, on an even
 ///    layout of 2^16 values per rank instead: the messages depend on N only through its
 ///    frontiers, of O(log N) values): 4 warm-up and 25 timed rounds, candidates
-///    interleaved, each round after a barrier; the candidate with the smallest median of the
-///    slowest rank wins. The choice is cached per (p, ceil(log2 N), sizeof(T)) for the process,
+///    interleaved, each round after a barrier; of the candidates whose median on the slowest
+///    rank is within 10 % of the least (choice_tolerance), the first in
+///    `automatic_candidates` (simplest first) wins, so noise between near-equal candidates
+///    does not decide. The choice is cached per (p, ceil(log2 N), sizeof(T)) for the process,
 ///    and a cached choice is used only when every rank has it (rank 0's value is taken).
 /// On one rank, or for N = 0, the tree exchange is taken without calibration; for a type with
 /// its own codec (row_reducer's rows), the direct exchange.
@@ -67,6 +69,20 @@ struct calibration_kernel {
     }
 };
 
+/// The first of `times` (candidates listed simplest first) within `tolerance` of the least:
+/// a candidate that wins by less than the timing noise is not worth its complexity, and a
+/// noisy contest between near-equal candidates then settles on the same one every time.
+inline int simplest_within(const std::vector<double>& times, double tolerance)
+{
+    const double least = *std::min_element(times.begin(), times.end());
+    for (std::size_t c = 0; c < times.size(); ++c) {
+        if (times[c] <= least * (1.0 + tolerance)) {
+            return static_cast<int>(c);
+        }
+    }
+    return 0; // not reached: the least is within any tolerance >= 0 of itself
+}
+
 template <class T, class List>
 struct candidate_variant;
 template <class T, class... E>
@@ -78,6 +94,9 @@ struct candidate_variant<T, exchange_list<E...>> {
 
 /// Exchange policy: the fastest candidate for this plan (see the file comment).
 struct automatic {
+    /// A candidate this much slower than the fastest (relative, in the calibration's medians)
+    /// still wins if it comes earlier in automatic_candidates (simpler first).
+    static constexpr double choice_tolerance = 0.10;
     static constexpr const char* name = "automatic";
 
     template <class T>
@@ -244,7 +263,7 @@ struct automatic {
             std::vector<double> slowest(medians.size());
             mpi::all_reduce(comm, medians.data(), static_cast<int>(medians.size()), slowest.data(),
                             mpi::maximum<double>());
-            return static_cast<int>(std::min_element(slowest.begin(), slowest.end()) - slowest.begin());
+            return detail::simplest_within(slowest, choice_tolerance);
         }
 
         plan(const boost::mpi::communicator& comm, const layout::block_layout& layout, int which) : choice_(which)

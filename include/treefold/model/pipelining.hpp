@@ -103,14 +103,14 @@ struct search_space {
 /// rounds. Dynamic programming over divisors (a few milliseconds for p = 1024).
 topology::schedule best(int p, const params& m, const search_space& space = {});
 
-/// α_p and α_r stored in a calibration file (lines `alpha_p <value>` and `alpha_r <value>`,
+/// α_p and α_r stored in a constants file (lines `alpha_p <value>` and `alpha_r <value>`,
 /// `#` comments). Throws std::runtime_error naming the file and what is missing or wrong
 /// (io::file_error when it is missing or not a regular file, std::invalid_argument when a
 /// value is out of range, params::check).
-params read_calibration(const std::string& path);
-/// read_calibration from a stream; `name` is what messages call it.
-params read_calibration(std::istream& in, const std::string& name);
-/// Writes a calibration file readable by read_calibration (with a comment line).
-void write_calibration(const std::string& path, const params& m, const std::string& comment);
+params read_constants(const std::string& path);
+/// read_constants from a stream; `name` is what messages call it.
+params read_constants(std::istream& in, const std::string& name);
+/// Writes a constants file readable by read_constants (with a comment line).
+void write_constants(const std::string& path, const params& m, const std::string& comment);
 
 } // namespace treefold::model

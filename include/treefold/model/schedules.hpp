@@ -29,7 +29,7 @@ struct best {
 };
 
 /// The size-aware model fitted on a 2-core Open MPI 4.1 shared-memory machine
-/// (schedule_calibrate --sizes, p = 2, rounded; doc/performance.md), with receive conflicts
+/// (schedule_fit --sizes, p = 2, rounded; doc/performance.md), with receive conflicts
 /// charged as in run_params: α_p 0.3 us, α_r 0.15 us, β 4e-5 us/B; above the 4032-byte eager
 /// limit +0.45 us latency, +1.8 us and +4e-5 us/B per message.
 model::size_params run_size_params();

@@ -11,7 +11,7 @@
 /// per-byte term grows α_r and leaves α_p as it is, as the table does. Every schedule
 /// function of model/pipelining.hpp then applies at a size through size_params::at.
 ///
-/// fit_size_model recovers these constants from schedule_calibrate's measurements
+/// fit_size_model recovers these constants from schedule_fit's measurements
 /// (least squares, piecewise at the threshold, the threshold chosen by the least residual).
 
 #include "treefold/config.hpp"
@@ -62,7 +62,7 @@ topology::schedule best(int p, const size_params& m, std::uint64_t bytes, const 
 /// treefold's heuristic at m.at(bytes).
 topology::schedule heuristic(int p, const size_params& m, std::uint64_t bytes);
 
-/// One measurement of schedule_calibrate: `messages` non-blocking sends of `bytes` bytes each
+/// One measurement of schedule_fit: `messages` non-blocking sends of `bytes` bytes each
 /// from one rank, then an 8-byte acknowledgement back, taking `time`.
 struct size_sample {
     int messages = 1;
@@ -77,7 +77,7 @@ struct size_fit {
     std::size_t samples = 0; ///< how many samples the fit used
 };
 
-/// Least-squares fit of schedule_calibrate's samples to the size-aware model. Under it a
+/// Least-squares fit of schedule_fit's samples to the size-aware model. Under it a
 /// sample takes b·α_r(n) + α_p(n) (the multicast, Eq. 4.6) + α_r(8) + α_p(8) (the
 /// acknowledgement): 2α_p + (b+1)α_r + β(b·n + 8) + [n > E](δ_p + b·δ_r + b·n·δ_β), linear
 /// in the six constants for a fixed E; residuals are taken relative to the times (the sizes
@@ -89,14 +89,14 @@ struct size_fit {
 /// the thesis's Table 4.1 does at 128 KB.
 size_fit fit_size_model(const std::vector<size_sample>& samples, double min_gain = 0.05);
 
-/// size_params stored in a calibration file: read_calibration's α_p and α_r, and the optional
+/// size_params stored in a constants file: read_constants's α_p and α_r, and the optional
 /// lines `beta`, `eager_limit` (whole bytes), `rendezvous_p`, `rendezvous_r`,
 /// `rendezvous_beta` (absent: β = 0, no step).
-/// Errors as read_calibration, and size_params::check.
-size_params read_size_calibration(const std::string& path);
-/// read_size_calibration from a stream; `name` is what messages call it.
-size_params read_size_calibration(std::istream& in, const std::string& name);
-/// Writes a calibration file readable by read_calibration and read_size_calibration.
-void write_size_calibration(const std::string& path, const size_params& m, const std::string& comment);
+/// Errors as read_constants, and size_params::check.
+size_params read_size_constants(const std::string& path);
+/// read_size_constants from a stream; `name` is what messages call it.
+size_params read_size_constants(std::istream& in, const std::string& name);
+/// Writes a constants file readable by read_constants and read_size_constants.
+void write_size_constants(const std::string& path, const size_params& m, const std::string& comment);
 
 } // namespace treefold::model

@@ -26,6 +26,7 @@
 #include "treefold/detail/layout/routes.hpp"
 #include "treefold/model/dsop_cost.hpp"
 #include "treefold/model/pipelining.hpp"
+#include "treefold/model/size_model.hpp"
 #include "treefold/topology/schedule.hpp"
 #include "treefold/topology/tree_shape.hpp"
 
@@ -145,37 +146,30 @@ private:
     loggp m_;
 };
 
-/// Parameters of the simulator's size-aware network: α_p + b·β in flight, α_r of the sender's
-/// time, and above the eager limit a rendezvous (the message waits for its receive) with an
-/// extra step. Unlike model::size_params (size_model.hpp), which charges the bytes to the
-/// sender as the thesis's Table 4.1 does, the bytes here are in flight (LogGP's reading), so
-/// a rank can overlap them with its next send.
-struct flight_size_params {
-    double alpha_p = thesis_alpha_p; ///< latency of a small message
-    double alpha_r = thesis_alpha_r; ///< sender's cost per message
-    double beta = 0;                 ///< time per byte
-    std::uint64_t eager_limit = 4096; ///< largest message sent eagerly (bytes)
-    double rendezvous_step = 0;      ///< extra latency of a rendezvous message (handshake)
-
-    /// Throws std::invalid_argument unless all are finite, α_r > 0 and the others >= 0.
-    void check() const;
-};
-
-/// The size-aware model: α_p + b·β (+ rendezvous_step above eager_limit, where the message
-/// also waits for its receive), α_r of the sender's CPU per message.
+/// The size-aware model (model::size_params, size_model.hpp) read as a network: α_r(n)'s
+/// per-message term on the sender's CPU, but β·n in flight (LogGP's reading), so a rank can
+/// overlap a message's bytes with its next send; above the eager limit the message waits for
+/// its receive (rendezvous) and adds rendezvous_p + rendezvous_beta·n to its flight and
+/// rendezvous_r to its sender. The analytic model (size_params::at) charges β·n to the
+/// sender instead, as the thesis's Table 4.1 does: one parameter set, two readings.
 class size_aware_network final : public network {
 public:
-    explicit size_aware_network(const flight_size_params& m);
-    double send_overhead(std::uint64_t) const override { return m_.alpha_r; }
+    /// Throws std::invalid_argument (naming the term) unless m.check() holds.
+    explicit size_aware_network(const size_params& m);
+    double send_overhead(std::uint64_t bytes) const override
+    {
+        return m_.base.alpha_r + (rendezvous(bytes) ? m_.rendezvous_r : 0.0);
+    }
     double latency(std::uint64_t bytes) const override
     {
-        return m_.alpha_p + static_cast<double>(bytes) * m_.beta + (rendezvous(bytes) ? m_.rendezvous_step : 0.0);
+        const double n = static_cast<double>(bytes);
+        return m_.base.alpha_p + n * m_.beta + (rendezvous(bytes) ? m_.rendezvous_p + m_.rendezvous_beta * n : 0.0);
     }
     bool rendezvous(std::uint64_t bytes) const override { return bytes > m_.eager_limit; }
     std::string name() const override { return "size"; }
 
 private:
-    flight_size_params m_;
+    size_params m_;
 };
 
 /// How a task's start was decided (for the critical path).

@@ -1,15 +1,15 @@
-// Calibration of the pipelining model from non-blocking multicasts of 8-byte messages, and
+// A fit of the pipelining model's constants from non-blocking multicasts of 8-byte messages, and
 // with --sizes of the size-aware model (model/size_model.hpp) over message sizes.
 //
-//   mpirun -n <p> schedule_calibrate [--max-b B] [--repetitions R] [--out FILE] [--sizes]
+//   mpirun -n <p> schedule_fit [--max-b B] [--repetitions R] [--out FILE] [--sizes]
 //
 // Rank 0 posts b non-blocking sends of 8 bytes to ranks 1..p-1 in turn and waits for a
 // one-message acknowledgement from the rank that receives the last message. Under the model
 // that takes t(b) = b·α_r + α_p (the multicast) + α_r + α_p (the acknowledgement), so a
 // least-squares fit t(b) = A + s·b of the minima over R repetitions gives α_r = s and
 // α_p = (A − α_r)/2. A ping-pong of one 8-byte message (one way = α_p + α_r under the model)
-// is printed as a cross-check. Writes FILE (default treefold_calibration.txt) for
-// `treefold schedule --calibration FILE` and prints the measurements as CSV. At p = 2 every
+// is printed as a cross-check. Writes FILE (default treefold_constants.txt) for
+// `treefold schedule --constants FILE` and prints the measurements as CSV. At p = 2 every
 // message goes to the same peer; beyond 2 ranks this machine (2 cores) is oversubscribed.
 //
 // --sizes repeats the measurement for messages of 8 B … 64 KiB (powers of two, and points
@@ -108,7 +108,7 @@ int main(int argc, char** argv)
     int max_b = 16;
     int reps = 2000;
     bool sizes = false;
-    std::string out = "treefold_calibration.txt";
+    std::string out = "treefold_constants.txt";
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--sizes") {
@@ -125,7 +125,7 @@ int main(int argc, char** argv)
     const int me = world.rank();
     if (p < 2) {
         if (me == 0) {
-            std::fprintf(stderr, "schedule_calibrate: needs at least 2 ranks\n");
+            std::fprintf(stderr, "schedule_fit: needs at least 2 ranks\n");
         }
         return 2;
     }
@@ -164,7 +164,7 @@ int main(int argc, char** argv)
         int len = 0;
         MPI_Get_processor_name(host, &len);
         const bool over = static_cast<unsigned>(p) > cores;
-        std::printf("# schedule_calibrate: p = %d on %s (%u cores)%s, %d repetitions, minima\n", p, host, cores,
+        std::printf("# schedule_fit: p = %d on %s (%u cores)%s, %d repetitions, minima\n", p, host, cores,
                     over ? " OVERSUBSCRIBED" : "", reps);
         std::printf("machine,p,kind,bytes,b,min_us\n");
         const double one_way = pingpong * 1e6 / 2.0;
@@ -185,14 +185,14 @@ int main(int argc, char** argv)
                     intercept, m.alpha_r, m.alpha_r, m.alpha_p, m.alpha_r > 0 ? m.alpha_p / m.alpha_r : 0.0, one_way,
                     one_way - m.alpha_r);
         if (!sizes && !(m.alpha_r > 0)) {
-            std::fprintf(stderr, "schedule_calibrate: non-positive slope; not writing %s\n", out.c_str());
+            std::fprintf(stderr, "schedule_fit: non-positive slope; not writing %s\n", out.c_str());
             return 1;
         }
-        const std::string comment = "schedule_calibrate on " + std::string(host) + ", p = " + std::to_string(p) +
+        const std::string comment = "schedule_fit on " + std::string(host) + ", p = " + std::to_string(p) +
                                     (over ? " (oversubscribed)" : "") + ", " + std::to_string(reps) +
                                     " repetitions (microseconds)";
         if (!sizes) {
-            treefold::model::write_calibration(out, m, comment);
+            treefold::model::write_constants(out, m, comment);
             std::printf("# wrote %s\n", out.c_str());
             return 0;
         }
@@ -223,11 +223,11 @@ int main(int argc, char** argv)
         try {
             s.check();
         } catch (const std::invalid_argument& e) {
-            std::fprintf(stderr, "schedule_calibrate: fitted size model is not usable (%s); not writing %s\n",
+            std::fprintf(stderr, "schedule_fit: fitted size model is not usable (%s); not writing %s\n",
                          e.what(), out.c_str());
             return 1;
         }
-        treefold::model::write_size_calibration(out, s, comment + ", sizes 8 B .. 64 KiB");
+        treefold::model::write_size_constants(out, s, comment + ", sizes 8 B .. 64 KiB");
         std::printf("# wrote %s\n", out.c_str());
     }
     return 0;
