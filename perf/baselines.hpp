@@ -10,6 +10,8 @@ namespace treefold::perf {
 
 /// The -ffast-math vectorised sum of kernel_fastmath_ceiling.cpp (irreproducible).
 double fastmath_sum(const double* x, std::size_t n);
+/// The -ffast-math vectorised dot product of kernel_fastmath_ceiling.cpp (irreproducible).
+double fastmath_dot(const double* x, const double* y, std::size_t n);
 
 /// MPI_Allreduce of one double with MPI_SUM: how the usual code combines its partial sums.
 inline double mpi_sum(double local, const boost::mpi::communicator& comm)

@@ -109,6 +109,17 @@ concept offset_kernel = requires(std::uint64_t offset, std::uint64_t len, Op& op
     { K::reduce_at(offset, len, op) } -> std::same_as<T>;
 };
 
+/// A dot kernel for elements T (kernel/dot.hpp: kernel::dot_scalar, kernel::dot_simd<Arch>,
+/// kernel::dot_best): `static T K::dot<T>(const T* x, const T* y, std::uint64_t len)`, the
+/// tree node over the products x[i] * y[i], and `static T K::sum<T>(const T* x, std::uint64_t
+/// len)`, the node over x[i], both with the bits of kernel::scalar under ops::plus over the
+/// stored leaves.
+template <class K, class T>
+concept dot_kernel_policy = requires(const T* x, const T* y, std::uint64_t len) {
+    { K::template dot<T>(x, y, len) } -> std::same_as<T>;
+    { K::template sum<T>(x, len) } -> std::same_as<T>;
+};
+
 namespace detail {
 /// The node over the local elements [offset, offset + len): the kernel's offset form where it
 /// has one, else its pointer form on `local` (the exchanges' one way to call a kernel).

@@ -53,4 +53,20 @@ void row_kernel(const T* first, std::uint64_t len, std::size_t k, T* out, T* scr
 TREEFOLD_KERNEL_EACH(TREEFOLD_INSTANTIATE)
 #undef TREEFOLD_INSTANTIATE
 
+namespace detail {
+template <class Arch, class T>
+T products_kernel(const T* x, const T* y, std::uint64_t len)
+{
+    ops::plus op;
+    return simd<Arch>::reduce_products(x, y, len, op);
+}
+} // namespace detail
+
+#define TREEFOLD_INSTANTIATE_PRODUCTS(T)                                                                     \
+    template T simd<xsimd::TREEFOLD_ARCH>::reduce_products<T, ops::plus>(const T*, const T*, std::uint64_t, ops::plus&); \
+    template T detail::products_kernel<xsimd::TREEFOLD_ARCH, T>(const T*, const T*, std::uint64_t);
+TREEFOLD_INSTANTIATE_PRODUCTS(double)
+TREEFOLD_INSTANTIATE_PRODUCTS(float)
+#undef TREEFOLD_INSTANTIATE_PRODUCTS
+
 } // namespace treefold::kernel

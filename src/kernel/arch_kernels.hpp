@@ -19,4 +19,8 @@ T node_kernel(const T* first, std::uint64_t len);
 template <class Arch, class T, ops::builtin_kind Kind>
 void row_kernel(const T* first, std::uint64_t len, std::size_t k, T* out, T* scratch);
 
+/// simd<Arch>::reduce_products under ops::plus: a products_fn<T>.
+template <class Arch, class T>
+T products_kernel(const T* x, const T* y, std::uint64_t len);
+
 } // namespace treefold::kernel::detail

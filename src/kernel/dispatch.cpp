@@ -6,6 +6,7 @@
 #include "arch_choice.hpp"
 #include "arch_kernels.hpp"
 #include "treefold/kernel/dispatch.hpp"
+#include "treefold/kernel/dot.hpp"
 
 #include <cstdlib>
 #include <cstring>
@@ -95,6 +96,14 @@ row_fn<T> builtin_row_kernel() noexcept
     return pick(&row_kernel<xsimd::sse2, T, Kind>, &row_kernel<xsimd::avx2, T, Kind>,
                 &row_kernel<xsimd::avx512f, T, Kind>);
 }
+
+template <class T>
+products_fn<T> builtin_products_kernel() noexcept
+{
+    return pick(&products_kernel<xsimd::sse2, T>, &products_kernel<xsimd::avx2, T>, &products_kernel<xsimd::avx512f, T>);
+}
+template products_fn<double> builtin_products_kernel<double>() noexcept;
+template products_fn<float> builtin_products_kernel<float>() noexcept;
 
 #define TREEFOLD_KERNEL_DISPATCH(T, OP)                                                                  \
     template builtin_fn<T, ops::builtin_kind::OP> builtin_kernel<T, ops::builtin_kind::OP>() noexcept; \

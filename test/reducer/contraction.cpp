@@ -1,5 +1,7 @@
 // Built by check_contraction.sh with the flags under test: a reducer whose operator (a 2x2
-// matrix product) multiplies and adds must refuse a translation unit that contracts.
+// matrix product) multiplies and adds, and a dot_reducer (whose kernels multiply, then add),
+// must each refuse a translation unit that contracts (one line per reducer and rank).
+#include "treefold/dot_reducer.hpp"
 #include "treefold/reducer.hpp"
 
 #include <mpi.h>
@@ -24,6 +26,12 @@ int main(int argc, char** argv)
     MPI_Init(&argc, &argv);
     try {
         treefold::reducer<mat, mat_mul> r(MPI_COMM_WORLD, 8);
+        std::puts("planned");
+    } catch (const std::logic_error& e) {
+        std::printf("refused: %s\n", e.what());
+    }
+    try {
+        treefold::dot_reducer<> d(MPI_COMM_WORLD, 8);
         std::puts("planned");
     } catch (const std::logic_error& e) {
         std::printf("refused: %s\n", e.what());

@@ -67,26 +67,36 @@ private:
 /// the tree pairs them. What is left at the end are the clipped right edge's nodes, each a
 /// left child whose right sibling is partial; folding them right to left applies the
 /// pass-through rule (a lone left child is copied, never combined with an identity).
+///
+/// scalar_tree is that counter over leaves made on the fly (`leaf(j)`, j in [0, len), len > 0):
+/// the sums of products (kernel/dot.hpp) use it on products never stored.
+template <class T, class Leaf, class Op>
+T scalar_tree(std::uint64_t len, Leaf&& leaf, Op& op)
+{
+    assert(len > 0);
+    value_stack<T> stack;
+    for (std::uint64_t j = 0; j < len; ++j) {
+        T acc = leaf(j);
+        for (int pairs = std::countr_zero(j + 1); pairs > 0; --pairs) {
+            acc = op(std::as_const(stack.top()), std::as_const(acc));
+            stack.pop();
+        }
+        stack.push(std::move(acc));
+    }
+    T acc = stack.pop();
+    while (!stack.empty()) {
+        acc = op(std::as_const(stack.top()), std::as_const(acc));
+        stack.pop();
+    }
+    return acc;
+}
+
+/// The scalar kernel policy (see scalar_tree).
 struct scalar {
     template <class T, class Op>
     static T reduce_node(const T* first, std::uint64_t len, Op& op)
     {
-        assert(len > 0);
-        value_stack<T> stack;
-        for (std::uint64_t j = 0; j < len; ++j) {
-            T acc = first[j];
-            for (int pairs = std::countr_zero(j + 1); pairs > 0; --pairs) {
-                acc = op(std::as_const(stack.top()), std::as_const(acc));
-                stack.pop();
-            }
-            stack.push(std::move(acc));
-        }
-        T acc = stack.pop();
-        while (!stack.empty()) {
-            acc = op(std::as_const(stack.top()), std::as_const(acc));
-            stack.pop();
-        }
-        return acc;
+        return scalar_tree<T>(len, [first](std::uint64_t j) -> const T& { return first[j]; }, op);
     }
 };
 

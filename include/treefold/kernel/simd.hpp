@@ -33,6 +33,12 @@ struct simd {
     /// `Op` must be callable on scalars and on xsimd::batch<T, Arch>.
     template <class T, class Op>
     static T reduce_node(const T* first, std::uint64_t len, Op& op);
+
+    /// The node whose leaves are the products x[i] * y[i], i in [0, len) (len > 0): the bits of
+    /// reduce_node over the stored products, each product rounded once (never fused with the
+    /// operator) and never stored.
+    template <class T, class Op>
+    static T reduce_products(const T* x, const T* y, std::uint64_t len, Op& op);
 };
 
 /// True when the running CPU (and OS) supports the architecture named `arch` ("sse2",
@@ -53,5 +59,14 @@ bool simd_supported() noexcept
     extern template T simd<xsimd::avx512f>::reduce_node<T, ops::OP>(const T*, std::uint64_t, ops::OP&);
 TREEFOLD_KERNEL_EACH(TREEFOLD_KERNEL_EXTERN)
 #undef TREEFOLD_KERNEL_EXTERN
+
+// The sums of products (kernel/dot.hpp), precompiled likewise for double and float.
+#define TREEFOLD_KERNEL_EXTERN_PRODUCTS(T)                                                                    \
+    extern template T simd<xsimd::sse2>::reduce_products<T, ops::plus>(const T*, const T*, std::uint64_t, ops::plus&); \
+    extern template T simd<xsimd::avx2>::reduce_products<T, ops::plus>(const T*, const T*, std::uint64_t, ops::plus&); \
+    extern template T simd<xsimd::avx512f>::reduce_products<T, ops::plus>(const T*, const T*, std::uint64_t, ops::plus&);
+TREEFOLD_KERNEL_EXTERN_PRODUCTS(double)
+TREEFOLD_KERNEL_EXTERN_PRODUCTS(float)
+#undef TREEFOLD_KERNEL_EXTERN_PRODUCTS
 
 } // namespace treefold::kernel

@@ -71,8 +71,36 @@ xsimd::batch<T, Arch> stream_load(const T* p)
     return xsimd::batch<T, Arch>::load_unaligned(p);
 }
 
-/// The tree folder for one (T, Arch, Op): register stacks per stratum and the fold.
-template <class T, class Arch, class Op>
+/// Where a folder's leaves come from: the values stored at `first`.
+template <class T, class Arch>
+struct stored_leaves {
+    const T* first;
+    /// The main loop's register of leaves [i, i + W).
+    xsimd::batch<T, Arch> stream(std::uint64_t i) const { return stream_load<T, Arch>(first + i); }
+    /// A register of leaves [i, i + W) outside the main loop.
+    xsimd::batch<T, Arch> load(std::uint64_t i) const { return xsimd::batch<T, Arch>::load_unaligned(first + i); }
+    /// Leaf i alone.
+    T at(std::uint64_t i) const { return first[i]; }
+};
+
+/// Leaves that are products x[i] * y[i], computed in the registers the fold reads: each
+/// product is one IEEE multiplication, lane by lane the bits of the scalar x[i] * y[i] (the
+/// build's -ffp-contract=off keeps it from fusing with the fold's operator).
+template <class T, class Arch>
+struct product_leaves {
+    const T* x;
+    const T* y;
+    xsimd::batch<T, Arch> stream(std::uint64_t i) const { return stream_load<T, Arch>(x + i) * stream_load<T, Arch>(y + i); }
+    xsimd::batch<T, Arch> load(std::uint64_t i) const
+    {
+        return xsimd::batch<T, Arch>::load_unaligned(x + i) * xsimd::batch<T, Arch>::load_unaligned(y + i);
+    }
+    T at(std::uint64_t i) const { return x[i] * y[i]; }
+};
+
+/// The tree folder for one (T, Arch, Op) over the leaves of `Leaves` (stored values by
+/// default): register stacks per stratum and the fold.
+template <class T, class Arch, class Op, class Leaves = stored_leaves<T, Arch>>
 class folder {
 public:
     using batch = xsimd::batch<T, Arch>;
@@ -82,7 +110,7 @@ public:
 
     explicit folder(Op& op) : op_(op) { init_masks<1>(); }
 
-    T run(const T* first, std::uint64_t len)
+    T run(const Leaves& leaves, std::uint64_t len)
     {
         constexpr std::uint64_t group = std::uint64_t{width} * width;
         std::uint64_t i = 0;
@@ -91,23 +119,23 @@ public:
         // groups of W registers (W*W elements) fold into one stratum-1 register each.
         constexpr std::uint64_t big = elements_of<main_strata + 1>();
         for (; len - i >= big; i += big) {
-            push(main_strata, fold_group<main_strata>(first + i));
+            push(main_strata, fold_group<main_strata>(leaves, i));
         }
         for (; len - i >= group; i += group) {
-            push(1, fold_group<1>(first + i));
+            push(1, fold_group<1>(leaves, i));
         }
         // The rest (< W*W elements) is stratum 0: full registers, then at most one partial.
         const std::uint64_t rest = len - i;
         unsigned count = 0;
         for (std::uint64_t j = 0; j < rest; j += width, ++count) {
             if (rest - j >= width) {
-                stack_[0][count] = batch::load_unaligned(first + i + j);
+                stack_[0][count] = leaves.load(i + j);
             } else {
                 // Pad with a copy of a real element: padded lanes are never combined into
                 // a result, but the operator still sees ordinary values there.
                 alignas(Arch::alignment()) T tail[width];
                 for (std::size_t l = 0; l < width; ++l) {
-                    tail[l] = first[i + j + (l < rest - j ? l : 0)];
+                    tail[l] = leaves.at(i + j + (l < rest - j ? l : 0));
                 }
                 stack_[0][count] = batch::load_aligned(tail);
             }
@@ -165,18 +193,18 @@ private:
         return s;
     }();
 
-    /// The stratum-S register over the W^(S+1) elements at p: `Count` stratum-(S-1)
-    /// registers (each over W^S elements) folded; stratum 0 is a plain load.
+    /// The stratum-S register over the W^(S+1) leaves from `at`: `Count` stratum-(S-1)
+    /// registers (each over W^S leaves) folded; stratum 0 is a plain load.
     template <unsigned S, std::size_t Count = width>
-    batch fold_group(const T* p)
+    batch fold_group(const Leaves& leaves, std::uint64_t at)
     {
         if constexpr (S == 0) {
-            return stream_load<T, Arch>(p);
+            return leaves.stream(at);
         } else if constexpr (Count == 1) {
-            return fold_group<S - 1>(p);
+            return fold_group<S - 1>(leaves, at);
         } else {
-            const batch left = fold_group<S, Count / 2>(p);
-            const batch right = fold_group<S, Count / 2>(p + (Count / 2) * elements_of<S>());
+            const batch left = fold_group<S, Count / 2>(leaves, at);
+            const batch right = fold_group<S, Count / 2>(leaves, at + (Count / 2) * elements_of<S>());
             return step<Count / 2>(left, right);
         }
     }
@@ -296,7 +324,15 @@ template <class T, class Op>
 T simd<Arch>::reduce_node(const T* first, std::uint64_t len, Op& op)
 {
     detail::folder<T, Arch, Op> f(op);
-    return f.run(first, len);
+    return f.run(detail::stored_leaves<T, Arch>{first}, len);
+}
+
+template <class Arch>
+template <class T, class Op>
+T simd<Arch>::reduce_products(const T* x, const T* y, std::uint64_t len, Op& op)
+{
+    detail::folder<T, Arch, Op, detail::product_leaves<T, Arch>> f(op);
+    return f.run(detail::product_leaves<T, Arch>{x, y}, len);
 }
 
 } // namespace treefold::kernel
