@@ -12,7 +12,11 @@
 // exchange). Values: per-site log-likelihood-like (negative, lognormal magnitudes).
 // `--binned` adds the binned sum (kernel/binned.hpp): methods `binned` (binned_reducer<3>),
 // `binned2` (binned_reducer<2>) and `local_binned` (kernel::binned_best<3> on the block), in
-// the same interleaving, and four error columns at the end of each error row.
+// the same interleaving, and four error columns at the end of each error row; and, all
+// with exchange::native, `binned_native` (binned_reducer<3>: its commutative path, one
+// accumulator per rank under a commutative MPI_Op), `binned_native_ordered` (the same sum
+// through the non-commutative frontier records, as for any operator) and `plain_native`
+// (reducer<double>).
 //
 // Errors (CSV `error` rows, computed at this P; the tree sums are the same bits at every P):
 // for each .binpsllh data set in DIR and for synthetic inputs of condition number about 2^k,
@@ -26,6 +30,7 @@
 #include "treefold/kernel/accurate.hpp"
 #include "treefold/kernel/binned.hpp"
 #include "treefold/kernel/dispatch.hpp"
+#include "treefold/exchange/native.hpp"
 #include "treefold/io/values_file.hpp"
 #include "treefold/reducer.hpp"
 
@@ -48,6 +53,12 @@ namespace {
 
 using namespace treefold;
 namespace mpi = boost::mpi;
+
+/// ops::binned_plus without its order_free declaration: the native exchange then reduces
+/// the binned sum through frontier records under a non-commutative MPI_Op, like any operator.
+struct ordered_binned_plus : ops::binned_plus {
+    static constexpr bool order_free = false;
+};
 
 std::vector<double> loglik_like(std::uint64_t start, std::uint64_t count)
 {
@@ -87,13 +98,23 @@ void time_size(const mpi::communicator& world, std::uint64_t n, int reps, bool b
          [&] { return local.empty() ? 0.0 : kernel::accurate_best::sum(local.data(), local.size()).to_double(); }}};
     std::optional<binned_reducer<3>> binned3;
     std::optional<binned_reducer<2>> binned2;
+    std::optional<binned_reducer<3, kernel::binned_best<3>, exchange::native>> binned_native;
+    std::optional<detail::doubles_reducer<binned<3>, kernel::binned_best<3>, ordered_binned_plus, exchange::native>>
+        binned_ordered;
+    std::optional<reducer<double, ops::plus, kernel::best, exchange::native>> plain_native;
     if (binned_too) {
+        binned_native.emplace(world, n);
+        binned_ordered.emplace(world, n);
+        plain_native.emplace(world, n);
         binned3.emplace(world, n);
         binned2.emplace(world, n);
         methods.push_back({"binned", [&] { return binned3->all_reduce(span); }});
         methods.push_back({"binned2", [&] { return binned2->all_reduce(span); }});
         methods.push_back(
             {"local_binned", [&] { return kernel::binned_best<3>::sum(local.data(), local.size()).to_double(); }});
+        methods.push_back({"binned_native", [&] { return binned_native->all_reduce(span); }});
+        methods.push_back({"binned_native_ordered", [&] { return binned_ordered->all_reduce(span); }});
+        methods.push_back({"plain_native", [&] { return plain_native->all_reduce(span); }});
     }
     std::vector<std::vector<double>> times(methods.size());
     double sink = 0.0;

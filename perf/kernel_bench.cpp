@@ -2,7 +2,10 @@
 // for the scalar tree, each xsimd backend, kernel::best, std::accumulate (left to right)
 // and the irreproducible fast-math sum (the ceiling, kernel_fastmath_ceiling.cpp).
 //
-//   kernel_bench [--benchmark_repetitions=15] [google benchmark flags]
+//   kernel_bench [--sizes=small|N,N,...] [--benchmark_repetitions=15] [google benchmark flags]
+//
+// --sizes=small measures the node sizes of small arrays (2 ... 4096, powers of two and odd
+// sizes between them) instead of the default 64 ... 21,410,970.
 //
 // After Google Benchmark's own table it prints, per N, the median ns/element of every mode
 // and its ratio to the ceiling and to std::accumulate measured in the same run, then the
@@ -28,7 +31,9 @@ namespace {
 
 using namespace treefold;
 
-const std::vector<std::size_t> sizes = {64, 1000, 100000, std::size_t{1} << 20, 21410970};
+std::vector<std::size_t> sizes = {64, 1000, 100000, std::size_t{1} << 20, 21410970};
+const std::vector<std::size_t> small_sizes = {2,   3,   4,   7,   8,   15,  16,   17,   31,   32,   63,  64,
+                                              100, 127, 128, 230, 256, 460, 512, 1000, 1024, 1602, 2048, 4096};
 const std::vector<std::string> modes = {"fastmath_ceiling", "accumulate", "scalar_tree", "sse2",
                                         "avx2", "avx512f", "best"};
 
@@ -39,7 +44,7 @@ const std::vector<std::string> modes = {"fastmath_ceiling", "accumulate", "scala
 const double* data()
 {
     static const std::vector<double> storage = [] {
-        std::vector<double> v(sizes.back() + 16);
+        std::vector<double> v(*std::max_element(sizes.begin(), sizes.end()) + 16);
         std::mt19937_64 rng(42);
         std::lognormal_distribution<double> d(1.0, 1.5);
         for (auto& x : v) {
@@ -132,8 +137,45 @@ public:
 
 } // namespace
 
+/// Takes --sizes=... out of argv (Google Benchmark rejects flags it does not know).
+bool parse_sizes(int& argc, char** argv)
+{
+    int kept = 1;
+    for (int a = 1; a < argc; ++a) {
+        const std::string arg = argv[a];
+        if (arg.rfind("--sizes=", 0) != 0) {
+            argv[kept++] = argv[a];
+            continue;
+        }
+        const std::string list = arg.substr(8);
+        if (list == "small") {
+            sizes = small_sizes;
+            continue;
+        }
+        sizes.clear();
+        std::size_t pos = 0;
+        while (pos < list.size()) {
+            const std::size_t end = std::min(list.find(',', pos), list.size());
+            const std::string item = list.substr(pos, end - pos);
+            char* stop = nullptr;
+            const unsigned long long n = std::strtoull(item.c_str(), &stop, 10);
+            if (item.empty() || *stop != '\0' || n == 0) {
+                std::fprintf(stderr, "kernel_bench: --sizes: '%s' is not a positive size\n", item.c_str());
+                return false;
+            }
+            sizes.push_back(static_cast<std::size_t>(n));
+            pos = end + 1;
+        }
+    }
+    argc = kept;
+    return !sizes.empty();
+}
+
 int main(int argc, char** argv)
 {
+    if (!parse_sizes(argc, argv)) {
+        return 1;
+    }
     benchmark::Initialize(&argc, argv);
     if (benchmark::ReportUnrecognizedArguments(argc, argv)) {
         return 1;

@@ -64,9 +64,9 @@ void* bound_datatype::state_of(MPI_Datatype type)
     return state;
 }
 
-user_op::user_op(MPI_User_function* f)
+user_op::user_op(MPI_User_function* f, bool commutative)
 {
-    check_mpi("MPI_Op_create", MPI_Op_create(f, 0, &op_));
+    check_mpi("MPI_Op_create", MPI_Op_create(f, commutative ? 1 : 0, &op_));
 }
 
 user_op::~user_op()

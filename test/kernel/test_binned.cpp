@@ -11,6 +11,7 @@
 #include "support/exact_sum.hpp"
 #include "support/mpi_test.hpp"
 #include "treefold/binned_reducer.hpp"
+#include "treefold/detail/order_free_record.hpp"
 #include "treefold/exchange/direct.hpp"
 #include "treefold/model/schedules.hpp"
 #include "treefold/exchange/native.hpp"
@@ -233,6 +234,40 @@ BOOST_AUTO_TEST_CASE(same_bits_everywhere)
 BOOST_AUTO_TEST_CASE(wrong_size)
 {
     testing::check_input_errors<binned_reducer<>>(testing::world());
+}
+
+// The native exchange reduces the order-free binned sum through its commutative path: one
+// accumulator per rank travels (order_free_record), not a frontier record, with the same
+// bits, blocking or not; a wrong size on several ranks reaches every rank as the lowest
+// failing rank's error, whatever order MPI merged the records in.
+BOOST_AUTO_TEST_CASE(native_commutative_path)
+{
+    using native_binned = binned_reducer<3, kernel::binned_best<3>, exchange::native>;
+    const auto& w = testing::world();
+    for (const std::uint64_t n : {7ULL, 1000ULL, 40001ULL}) {
+        auto xs = testing::ill_conditioned(n + 3, n, 300, 40);
+        xs.resize(n); // it adds a few small terms
+        const double want = kernel::binned_scalar<3>::sum(xs.data(), n).to_double();
+        native_binned r(w, n);
+        const auto b = r.local_block();
+        const std::span<const double> local(xs.data() + (b.count > 0 ? b.start : 0), b.count);
+        BOOST_CHECK(testing::bytes_of(r.all_reduce_parts(local)) == reference_bytes<3>(xs));
+        BOOST_CHECK(testing::bytes_of(r.all_reduce(local)) == testing::bytes_of(want));
+        BOOST_CHECK_EQUAL(r.last_counters().collective_bytes, order_free_record<binned<3>>::bytes);
+        BOOST_CHECK_EQUAL(r.last_counters().collectives, 1u);
+    }
+    testing::check_input_errors<native_binned>(w);
+    if (w.size() > 1) {
+        native_binned r(w, std::uint64_t{100});
+        // every rank but the last passes one value too many
+        std::vector<double> local(r.local_count() + (w.rank() + 1 < w.size() ? 1 : 0), 1.0);
+        try {
+            r.all_reduce(local);
+            BOOST_ERROR("a wrong local size was not reported");
+        } catch (const std::invalid_argument& e) {
+            BOOST_CHECK_MESSAGE(std::string(e.what()).find("rank 0 ") != std::string::npos, e.what());
+        }
+    }
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -9,6 +9,7 @@
 #include "treefold/concepts.hpp"
 #include "treefold/layout/block_layout.hpp"
 #include "treefold/layout/distribution.hpp"
+#include "treefold/detail/order_free_record.hpp"
 #include "treefold/detail/reduction_core.hpp"
 #include "treefold/detail/special_results.hpp"
 
@@ -89,6 +90,8 @@ public:
 private:
     /// The operator the exchange sees: Merge, carrying where this call's doubles are.
     struct node_op {
+        /// Order-free exactly when Merge is (order_free_record.hpp).
+        static constexpr bool order_free = order_free_op<Merge>;
         const double* data; // this call's local values
         Value operator()(const Value& a, const Value& b) const noexcept { return Merge{}(a, b); }
     };

@@ -10,12 +10,18 @@
 /// broken order into a failure instead of a wrong result. The operator reaches the merge
 /// through the plan's state, attached to the record datatype MPI hands the operation.
 /// Elements that are not trivially copyable use the binomial tree exchange instead.
+///
+/// An order-free operator (`Op::order_free`, order_free_record.hpp; ops::binned_plus) takes
+/// the commutative path: each rank folds its nodes into one value, and the values travel
+/// alone (no ranges, no frontier) under a commutative operation, so the MPI library may use
+/// its fastest allreduce algorithms; the operator's bits make the order irrelevant.
 
 #include "treefold/config.hpp"
 #include "treefold/concepts.hpp"
 #include "treefold/detail/exchange/outcome.hpp"
 #include "treefold/exchange/tree.hpp"
 #include "treefold/detail/frontier_record.hpp"
+#include "treefold/detail/order_free_record.hpp"
 #include "treefold/layout/block_layout.hpp"
 #include "treefold/detail/layout/routes.hpp"
 #include "treefold/detail/net/agreement.hpp"
@@ -87,6 +93,11 @@ public:
         if (active_) {
             throw std::logic_error("treefold: a nonblocking call on this reducer is still outstanding");
         }
+        if constexpr (order_free_op<Op>) {
+            start_order_free<Kernel>(local, op, failed, count, own_error, nonblocking);
+            return;
+        }
+        order_free_call_ = false;
         bind<Op>();
         state_->op = &op;
         state_->own_error = &own_error;
@@ -137,7 +148,8 @@ public:
         }
         outcome<T> out;
         T value{};
-        out.failed = state_->record.read_result(recv_.data(), value);
+        out.failed = order_free_call_ ? order_free_record<T>::read_result(free_recv_.data(), value)
+                                      : state_->record.read_result(recv_.data(), value);
         if (!out.failed) {
             out.value = value;
         }
@@ -189,6 +201,80 @@ private:
         }
     }
 
+    /// start() for an order-free operator: this rank's nodes folded into one value (any
+    /// order gives the same bits), reduced under a commutative operation.
+    template <class Kernel, class Op>
+    void start_order_free(const T* local, Op& op, std::optional<failure> failed, net::counters& count,
+                          std::exception_ptr& own_error, bool nonblocking)
+    {
+        using record = order_free_record<T>;
+        bind_order_free<Op>();
+        state_->op = &op;
+        state_->own_error = &own_error;
+        std::optional<T> folded;
+        for (std::size_t i = 0; i < local_nodes_.size() && !failed; ++i) {
+            const index_tree::node v = local_nodes_[i];
+            guarded(rank_, failed, own_error, [&] {
+                const T value = treefold::detail::local_node<Kernel>(local, v.x - block_.start,
+                                                                     index_tree::cover_size(v, n_), op);
+                folded = folded ? T(op(std::as_const(*folded), value)) : value;
+            });
+        }
+        if (failed) {
+            record::write_failure(free_send_.data(), *failed);
+        } else if (folded) {
+            record::write(free_send_.data(), *folded);
+        } else {
+            record::write_empty(free_send_.data());
+        }
+        ++count.collectives;
+        count.collective_bytes += record::bytes;
+        {
+            const calling guard(state_.get());
+            net::reduce_one(free_send_.data(), free_recv_.data(), free_type_->get(), free_op_->get(), comm_,
+                            nonblocking ? &request_ : nullptr);
+        }
+        order_free_call_ = true;
+        active_ = nonblocking;
+    }
+
+    /// MPI's commutative user function for order-free operators: inoutvec[i] = invec[i]
+    /// merged with inoutvec[i] (state found as in merge).
+    template <class Op>
+    static void merge_order_free(void* in, void* inout, int* len, MPI_Datatype* type)
+    {
+        auto* s = static_cast<state*>(net::bound_datatype::state_of(*type));
+        if (s == nullptr) {
+            s = calling_state;
+        }
+        if (s == nullptr) {
+            merge_lost = true;
+            return;
+        }
+        constexpr std::size_t bytes = order_free_record<T>::bytes;
+        for (int i = 0; i < *len; ++i) {
+            order_free_record<T>::merge(static_cast<const char*>(in) + static_cast<std::size_t>(i) * bytes,
+                                        static_cast<char*>(inout) + static_cast<std::size_t>(i) * bytes,
+                                        *static_cast<Op*>(s->op), s->rank, *s->own_error);
+        }
+    }
+
+    /// The commutative operation and the record datatype of the order-free path (made on its first call).
+    template <class Op>
+    void bind_order_free()
+    {
+        MPI_User_function* f = &merge_order_free<Op>;
+        if (free_fn_ != f) {
+            if (!free_type_) {
+                free_type_ = std::make_unique<net::bound_datatype>(order_free_record<T>::bytes, state_.get());
+                free_send_.resize(order_free_record<T>::bytes);
+                free_recv_.resize(order_free_record<T>::bytes);
+            }
+            free_op_ = std::make_unique<net::user_op>(f, true);
+            free_fn_ = f;
+        }
+    }
+
     /// The MPI operation for operator type Op (made on the first call; a reducer keeps one Op type).
     template <class Op>
     void bind()
@@ -224,8 +310,15 @@ private:
     std::vector<char> send_;
     std::vector<char> recv_;
     std::vector<T> local_values_; // capacity kept
+    // the order-free path's datatype, commutative operation and records (made on first use)
+    std::unique_ptr<net::bound_datatype> free_type_;
+    std::unique_ptr<net::user_op> free_op_;
+    MPI_User_function* free_fn_ = nullptr;
+    std::vector<char> free_send_;
+    std::vector<char> free_recv_;
     MPI_Request request_ = MPI_REQUEST_NULL;
     bool active_ = false;
+    bool order_free_call_ = false; // the outstanding or last call took the order-free path
 };
 
 /// Exchange policy: the MPI library's reductions over frontier records (see file comment).

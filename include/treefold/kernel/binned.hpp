@@ -212,6 +212,8 @@ namespace ops {
 /// The merge of two binned accumulators: exactly the accumulator of both inputs' values
 /// (associative and commutative in its bits, unlike any floating-point addition).
 struct binned_plus {
+    /// Order-free (order_free_record.hpp): the native exchange may reduce it commutatively.
+    static constexpr bool order_free = true;
     /// a + b.
     template <int K>
     binned<K> operator()(const binned<K>& a, const binned<K>& b) const noexcept

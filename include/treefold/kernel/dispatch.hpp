@@ -134,9 +134,9 @@ void reduce_rows(const T* first, std::uint64_t len, std::size_t k, Op& op, T* ou
 template <class Arch = xsimd::default_arch>
 struct dispatch {
     static constexpr const char* name = "best";
-    /// Nodes shorter than this take the scalar kernel (the same tree, hence the same bits): a
-    /// SIMD fold of a partial register costs about 30 ns whatever its length, more than the
-    /// scalar tree below 16 values (measured; doc/performance.md, "Local tree kernel").
+    /// Nodes shorter than this take the scalar tree, unrolled per length (the same tree, hence
+    /// the same bits): below 16 values it beats the SIMD climb, whose levels are a chain of
+    /// permutes and operator calls (measured; doc/performance.md, "Local tree kernel").
     static constexpr std::uint64_t scalar_below = 16;
 
     /// Same contract as kernel::scalar::reduce_node.
@@ -148,7 +148,7 @@ struct dispatch {
         constexpr ops::builtin_kind kind = ops::builtin_kind_of<O, T>;
         if constexpr (ops::is_builtin_type<T> && kind != ops::builtin_kind::none) {
             if (len < scalar_below) {
-                return scalar::reduce_node(first, len, op);
+                return small_node<scalar_below - 1>(first, len, op);
             }
             static const builtin_fn<T, kind> fn = builtin_kernel<T, kind>();
             return fn(first, len);
@@ -160,7 +160,7 @@ struct dispatch {
             return out;
         } else if constexpr (batch_callable<O, T, Arch>) {
             if (len < scalar_below) {
-                return scalar::reduce_node(first, len, op);
+                return small_node<scalar_below - 1>(first, len, op);
             }
             return simd<Arch>::reduce_node(first, len, op);
         } else {

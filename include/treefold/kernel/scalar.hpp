@@ -100,4 +100,39 @@ struct scalar {
     }
 };
 
+/// The tree over the N values at x (N >= 1) as straight-line code: the left child covers
+/// the largest power of two below N, the right child the rest, passed through where it is
+/// a lone left child (the tree of kernel::scalar, hence its bits).
+template <std::uint64_t N, class T, class Op>
+T unrolled_node(const T* x, Op& op)
+{
+    if constexpr (N == 1) {
+        return x[0];
+    } else {
+        constexpr std::uint64_t half = std::bit_ceil(N) / 2;
+        const T left = unrolled_node<half>(x, op);
+        const T right = unrolled_node<N - half>(x + half, op);
+        return op(left, right);
+    }
+}
+
+namespace detail {
+template <class T, class Op, std::uint64_t... N>
+T small_node(const T* x, std::uint64_t len, Op& op, std::integer_sequence<std::uint64_t, N...>)
+{
+    T out{};
+    static_cast<void>(((len == N + 1 ? (out = unrolled_node<N + 1>(x, op), true) : false) || ...));
+    return out;
+}
+} // namespace detail
+
+/// kernel::scalar::reduce_node for 1 <= len <= Max (default-constructible T): a jump to the
+/// straight-line tree of that length, without the counter's stack.
+template <std::uint64_t Max, class T, class Op>
+T small_node(const T* x, std::uint64_t len, Op& op)
+{
+    assert(len >= 1 && len <= Max);
+    return detail::small_node(x, len, op, std::make_integer_sequence<std::uint64_t, Max>{});
+}
+
 } // namespace treefold::kernel

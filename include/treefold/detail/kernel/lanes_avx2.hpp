@@ -17,6 +17,10 @@ namespace treefold::kernel::detail {
 template <class T, class Arch, std::size_t H>
 struct butterfly;
 
+/// Even and odd lanes of two registers (defined, generically, in simd_impl.hpp).
+template <class T, class Arch>
+struct deinterleave;
+
 #if XSIMD_WITH_AVX2
 /// avx2, 64-bit lanes: stride 1 is unpacklo/unpackhi, stride 2 a 128-bit half permute.
 template <class T, std::size_t H>
@@ -39,6 +43,30 @@ struct butterfly<T, xsimd::avx2, H> {
     }
     // The same bits as the floating-point register the instructions take, and back.
     static __m256d bits(const batch& x) { return std::bit_cast<__m256d>(x.data); }
+    static batch from(__m256d x) { return std::bit_cast<typename batch::register_type>(x); }
+};
+
+/// avx2: the even and odd lanes of two registers, an in-lane shuffle and a 64-bit lane
+/// permute each (a0 b0 a2 b2 -> a0 a2 b0 b2).
+template <class T>
+    requires(sizeof(T) == 8 || sizeof(T) == 4)
+struct deinterleave<T, xsimd::avx2> {
+    using batch = xsimd::batch<T, xsimd::avx2>;
+    static void apply(const batch& a, const batch& b, batch& e, batch& o)
+    {
+        if constexpr (sizeof(T) == 8) {
+            const __m256d ad = std::bit_cast<__m256d>(a.data);
+            const __m256d bd = std::bit_cast<__m256d>(b.data);
+            e = from(_mm256_permute4x64_pd(_mm256_unpacklo_pd(ad, bd), 0xD8));
+            o = from(_mm256_permute4x64_pd(_mm256_unpackhi_pd(ad, bd), 0xD8));
+        } else {
+            const __m256 af = std::bit_cast<__m256>(a.data);
+            const __m256 bf = std::bit_cast<__m256>(b.data);
+            // a0 a2 b0 b2 | a4 a6 b4 b6, then the middle 64-bit lanes swapped
+            e = from(_mm256_permute4x64_pd(_mm256_castps_pd(_mm256_shuffle_ps(af, bf, 0x88)), 0xD8));
+            o = from(_mm256_permute4x64_pd(_mm256_castps_pd(_mm256_shuffle_ps(af, bf, 0xDD)), 0xD8));
+        }
+    }
     static batch from(__m256d x) { return std::bit_cast<typename batch::register_type>(x); }
 };
 #endif

@@ -19,6 +19,10 @@ namespace treefold::kernel::detail {
 template <class T, class Arch, std::size_t H>
 struct butterfly;
 
+/// Even and odd lanes of two registers (defined, generically, in simd_impl.hpp).
+template <class T, class Arch>
+struct deinterleave;
+
 #if XSIMD_WITH_AVX512F
 /// avx512f: e and o each in one non-destructive instruction: unpack for stride 1 (64-bit
 /// lanes), a 128-bit block shuffle for the top stride, a two-source permute otherwise.
@@ -85,6 +89,53 @@ struct butterfly<T, xsimd::avx512f, H> {
     static __m512 bits(const batch& x) { return std::bit_cast<__m512>(x.data); }
     static batch from(__m512 x) { return std::bit_cast<typename batch::register_type>(x); }
 };
+
+/// avx512f: the even and odd lanes of two registers, one two-source permute each.
+template <class T>
+    requires(sizeof(T) == 8)
+struct deinterleave<T, xsimd::avx512f> {
+    using batch = xsimd::batch<T, xsimd::avx512f>;
+    static void apply(const batch& a, const batch& b, batch& e, batch& o)
+    {
+        const __m512d ad = std::bit_cast<__m512d>(a.data);
+        const __m512d bd = std::bit_cast<__m512d>(b.data);
+        e = from(_mm512_permutex2var_pd(ad, _mm512_setr_epi64(0, 2, 4, 6, 8, 10, 12, 14), bd));
+        o = from(_mm512_permutex2var_pd(ad, _mm512_setr_epi64(1, 3, 5, 7, 9, 11, 13, 15), bd));
+    }
+    static batch from(__m512d x) { return std::bit_cast<typename batch::register_type>(x); }
+};
+
+template <class T>
+    requires(sizeof(T) == 4)
+struct deinterleave<T, xsimd::avx512f> {
+    using batch = xsimd::batch<T, xsimd::avx512f>;
+    static void apply(const batch& a, const batch& b, batch& e, batch& o)
+    {
+        const __m512 af = std::bit_cast<__m512>(a.data);
+        const __m512 bf = std::bit_cast<__m512>(b.data);
+        e = from(_mm512_permutex2var_ps(
+            af, _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30), bf));
+        o = from(_mm512_permutex2var_ps(
+            af, _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31), bf));
+    }
+    static batch from(__m512 x) { return std::bit_cast<typename batch::register_type>(x); }
+};
+
+/// avx512f: the first `count` values of a partial register in one masked load (zeros in the
+/// other lanes, ordinary values never combined into a result; nothing is read past p + count).
+template <class T, class Arch>
+    requires(std::is_same_v<Arch, xsimd::avx512f> && (sizeof(T) == 8 || sizeof(T) == 4))
+xsimd::batch<T, Arch> partial_load(const T* p, unsigned count)
+{
+    using register_type = typename xsimd::batch<T, Arch>::register_type;
+    if constexpr (sizeof(T) == 8) {
+        const auto mask = static_cast<__mmask8>((1u << count) - 1u);
+        return std::bit_cast<register_type>(_mm512_maskz_loadu_epi64(mask, p));
+    } else {
+        const auto mask = static_cast<__mmask16>((1u << count) - 1u);
+        return std::bit_cast<register_type>(_mm512_maskz_loadu_epi32(mask, p));
+    }
+}
 
 /// The main loop's register load on avx512f: two 256-bit loads joined. Most input is not
 /// 64-byte aligned (malloc returns 16-byte alignment), and then every 512-bit load

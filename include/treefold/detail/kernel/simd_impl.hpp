@@ -24,6 +24,7 @@
 
 #include <xsimd/xsimd.hpp>
 
+#include <array>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -71,6 +72,45 @@ xsimd::batch<T, Arch> stream_load(const T* p)
     return xsimd::batch<T, Arch>::load_unaligned(p);
 }
 
+/// Even and odd lanes of the 2W values a, b: e = a_0 a_2 ... b_0 b_2 ..., o = a_1 a_3 ...
+/// b_1 b_3 ..., so op(e, o) is the next tree level of the nodes in a, b. The generic version
+/// is four swizzles and two selects; lanes_<arch>.hpp specialise it.
+template <class T, class Arch>
+struct deinterleave {
+    using batch = xsimd::batch<T, Arch>;
+    using index_batch = xsimd::batch<xsimd::as_unsigned_integer_t<T>, Arch>;
+    /// Lane i reads lane (2i + Odd) mod W.
+    template <unsigned Odd>
+    struct spread {
+        static constexpr unsigned get(unsigned i, unsigned n) { return (2 * i + Odd) % n; }
+    };
+    /// The lower half of the lanes.
+    struct lower_half {
+        static constexpr bool get(unsigned i, unsigned n) { return i < n / 2; }
+    };
+    static void apply(const batch& a, const batch& b, batch& e, batch& o)
+    {
+        constexpr auto even = xsimd::make_batch_constant<index_batch, spread<0>>();
+        constexpr auto odd = xsimd::make_batch_constant<index_batch, spread<1>>();
+        constexpr auto low = xsimd::make_batch_bool_constant<batch, lower_half>();
+        e = xsimd::select(low, xsimd::swizzle(a, even), xsimd::swizzle(b, even));
+        o = xsimd::select(low, xsimd::swizzle(a, odd), xsimd::swizzle(b, odd));
+    }
+};
+
+/// The first `count` (< W) values at p in a register. The other lanes hold a copy of p[0]:
+/// they are never combined into a result, but the operator still sees ordinary values
+/// there (lanes_avx512f.hpp has a masked load, with zeros).
+template <class T, class Arch>
+xsimd::batch<T, Arch> partial_load(const T* p, unsigned count)
+{
+    alignas(Arch::alignment()) T tail[xsimd::batch<T, Arch>::size];
+    for (std::size_t l = 0; l < xsimd::batch<T, Arch>::size; ++l) {
+        tail[l] = p[l < count ? l : 0];
+    }
+    return xsimd::batch<T, Arch>::load_aligned(tail);
+}
+
 /// Where a folder's leaves come from: the values stored at `first`.
 template <class T, class Arch>
 struct stored_leaves {
@@ -79,8 +119,8 @@ struct stored_leaves {
     xsimd::batch<T, Arch> stream(std::uint64_t i) const { return stream_load<T, Arch>(first + i); }
     /// A register of leaves [i, i + W) outside the main loop.
     xsimd::batch<T, Arch> load(std::uint64_t i) const { return xsimd::batch<T, Arch>::load_unaligned(first + i); }
-    /// Leaf i alone.
-    T at(std::uint64_t i) const { return first[i]; }
+    /// The first `count` (< W) leaves from i in a register (partial_load's other lanes).
+    xsimd::batch<T, Arch> partial(std::uint64_t i, unsigned count) const { return partial_load<T, Arch>(first + i, count); }
 };
 
 /// Leaves that are products x[i] * y[i], computed in the registers the fold reads: each
@@ -95,7 +135,10 @@ struct product_leaves {
     {
         return xsimd::batch<T, Arch>::load_unaligned(x + i) * xsimd::batch<T, Arch>::load_unaligned(y + i);
     }
-    T at(std::uint64_t i) const { return x[i] * y[i]; }
+    xsimd::batch<T, Arch> partial(std::uint64_t i, unsigned count) const
+    {
+        return partial_load<T, Arch>(x + i, count) * partial_load<T, Arch>(y + i, count);
+    }
 };
 
 /// The tree folder for one (T, Arch, Op) over the leaves of `Leaves` (stored values by
@@ -131,13 +174,7 @@ public:
             if (rest - j >= width) {
                 stack_[0][count] = leaves.load(i + j);
             } else {
-                // Pad with a copy of a real element: padded lanes are never combined into
-                // a result, but the operator still sees ordinary values there.
-                alignas(Arch::alignment()) T tail[width];
-                for (std::size_t l = 0; l < width; ++l) {
-                    tail[l] = leaves.at(i + j + (l < rest - j ? l : 0));
-                }
-                stack_[0][count] = batch::load_aligned(tail);
+                stack_[0][count] = leaves.partial(i + j, static_cast<unsigned>(rest - j));
             }
         }
         count_[0] = count;
@@ -220,51 +257,58 @@ private:
         }
     }
 
-    /// A register's values and the first index (within the fold) each lane covers.
-    struct tracked {
-        batch value;
-        batch first;
-    };
-
-    /// fold() for a cover clipped at `limit` lanes: the butterfly runs on the first indices
-    /// too, and a lane whose right child starts at or past the limit passes its left child
-    /// through. Indices stay below W*W, exact in every element type.
-    template <std::size_t Count = width>
-    tracked fold_clipped(const tracked* r, const batch& limit)
+    /// The lane numbers 0, 1, ..., W-1 as values of T (exact: W <= 64).
+    static batch lane_index()
     {
-        if constexpr (Count == 1) {
-            return r[0];
-        } else {
-            constexpr std::size_t h = Count / 2;
-            const auto& low = low_[std::countr_zero(h)];
-            const tracked a = fold_clipped<h>(r, limit);
-            const tracked b = fold_clipped<h>(r + h, limit);
-            batch e;
-            batch o;
-            batch e_first;
-            batch o_first;
-            butterfly<T, Arch, h>::apply(a.value, b.value, low, e, o);
-            butterfly<T, Arch, h>::apply(a.first, b.first, low, e_first, o_first);
-            const batch combined(op_(std::as_const(e), std::as_const(o)));
-            return tracked{xsimd::select(o_first < limit, combined, e), e_first};
-        }
+        alignas(Arch::alignment()) static constexpr auto values = [] {
+            std::array<T, width> v{};
+            for (std::size_t l = 0; l < width; ++l) {
+                v[l] = static_cast<T>(l);
+            }
+            return v;
+        }();
+        return batch::load_aligned(values.data());
     }
 
-    /// Folds the first `count` registers of r whose first `lanes` lanes are valid (the
-    /// rest of the cover lies past the clipped end).
-    batch fold_partial(const batch* r, unsigned count, std::uint64_t lanes)
+    /// Climbs the `n` nodes held in order in r[0, c) (full registers, the last one possibly
+    /// partial) one tree level per round, for `levels` rounds or until one node is left, and
+    /// returns how many are left (in order from lane 0 of r[0]). A round pairs adjacent nodes
+    /// by splitting two registers into their even and odd lanes: node i of the new level is
+    /// op(node 2i, node 2i+1), or node 2i itself where 2i + 1 is past the end (pass-through).
+    std::uint64_t climb(batch* r, unsigned c, std::uint64_t n, unsigned levels)
     {
-        alignas(Arch::alignment()) T iota[width];
-        for (std::size_t l = 0; l < width; ++l) {
-            iota[l] = static_cast<T>(l);
+        for (; levels > 0 && n > 1 && c > 1; --levels) {
+            const std::uint64_t pairs = n / 2; // new nodes with a right child
+            const unsigned out = (c + 1) / 2;
+            for (unsigned i = 0; i < out; ++i) {
+                batch e;
+                batch o;
+                // A missing right register repeats the left one: ordinary values, never kept.
+                deinterleave<T, Arch>::apply(r[2 * i], r[2 * i + 1 < c ? 2 * i + 1 : 2 * i], e, o);
+                const batch combined(op_(std::as_const(e), std::as_const(o)));
+                const std::uint64_t base = std::uint64_t{i} * width;
+                r[i] = pairs >= base + width
+                           ? combined
+                           : xsimd::select(lane_index() < batch(static_cast<T>(pairs > base ? pairs - base : 0)),
+                                           combined, e);
+            }
+            c = out;
+            n = (n + 1) / 2;
         }
-        const batch lane_index = batch::load_aligned(iota);
-        tracked t[width];
-        for (std::size_t j = 0; j < width; ++j) {
-            // absent registers repeat register 0: ordinary values, never passed on
-            t[j] = tracked{r[j < count ? j : 0], lane_index + batch(static_cast<T>(j * width))};
+        // One register left (n <= W): the last levels in a register, not through the stack
+        // (each round would wait for a store to forward).
+        batch v = r[0];
+        const batch lanes = lane_index();
+        for (; levels > 0 && n > 1; --levels) {
+            batch e;
+            batch o;
+            deinterleave<T, Arch>::apply(v, v, e, o);
+            const batch combined(op_(std::as_const(e), std::as_const(o)));
+            v = xsimd::select(lanes < batch(static_cast<T>(n / 2)), combined, e);
+            n = (n + 1) / 2;
         }
-        return fold_clipped(t, batch(static_cast<T>(lanes))).value;
+        r[0] = v;
+        return n;
     }
 
     /// Pushes a full register onto stratum k (k >= 1), folding full strata upwards.
@@ -281,28 +325,30 @@ private:
     }
 
     /// Folds what is left on every stratum, lowest first (it covers the highest indices),
-    /// carrying one partial register upwards until a single lane remains.
+    /// carrying one partial register upwards; from the top stratum on it climbs until a
+    /// single node remains. Stratum 0 holds `lanes0` elements.
     T flush(std::uint64_t lanes0)
     {
         batch carry{};
         std::uint64_t carry_lanes = 0;
         for (unsigned k = 0;; ++k) {
-            std::uint64_t lanes = k == 0 ? lanes0 : std::uint64_t{count_[k]} * width;
+            unsigned c = count_[k];
+            std::uint64_t n = k == 0 ? lanes0 : std::uint64_t{c} * width;
             if (carry_lanes > 0) {
-                stack_[k][count_[k]++] = carry;
-                lanes += carry_lanes;
+                stack_[k][c++] = carry;
+                n += carry_lanes;
             }
-            if (k >= top_ && lanes == 1) {
+            if (n == 0) {
+                continue;
+            }
+            const bool last = k >= top_;
+            carry_lanes = climb(stack_[k], c, n, last ? 64 : width_log2);
+            if (last) {
                 alignas(Arch::alignment()) T out[width];
                 stack_[k][0].store_aligned(out);
                 return out[0];
             }
-            if (lanes == 0) {
-                continue;
-            }
-            carry = fold_partial(stack_[k], count_[k], lanes);
-            carry_lanes = (lanes + width - 1) / width;
-            count_[k] = 0;
+            carry = stack_[k][0];
         }
     }
 

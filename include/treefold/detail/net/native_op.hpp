@@ -1,7 +1,7 @@
 #pragma once
 /// The handles that let the MPI library's own reductions run treefold's merge: a datatype of
-/// one record that carries the call's state as an attribute, and a non-commutative
-/// user-defined operation. Raw MPI: Boost.MPI cannot attach state to an operation (its
+/// one record that carries the call's state as an attribute, and a user-defined
+/// operation (non-commutative; commutative for order-free operators). Raw MPI: Boost.MPI cannot attach state to an operation (its
 /// user-defined operations lose functor state, which treefold must not). MPI passes the
 /// reduction's datatype handle to the operation, so the operation finds its state there.
 
@@ -33,10 +33,10 @@ private:
     MPI_Datatype type_ = MPI_DATATYPE_NULL;
 };
 
-/// A non-commutative user-defined operation (freed on destruction).
+/// A user-defined operation, non-commutative unless `commutative` (freed on destruction).
 class user_op {
 public:
-    explicit user_op(MPI_User_function* f);
+    explicit user_op(MPI_User_function* f, bool commutative = false);
     ~user_op();
     user_op(const user_op&) = delete;
     user_op& operator=(const user_op&) = delete;
