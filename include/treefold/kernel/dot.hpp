@@ -6,10 +6,10 @@
 /// addition that follows, and no kernel calls an FMA.
 ///
 /// A dot kernel policy K offers, for T = double and float,
-///     template <class T> static T K::dot(const T* x, const T* y, std::uint64_t len);
-///     template <class T> static T K::sum(const T* x, std::uint64_t len);
-/// the node over [0, len) (len > 0) of the products, and of x alone (the plain sum, for the
-/// columns of treefold::dots_reducer that sum one array).
+/// `static T K::dot<T>(const T* x, const T* y, std::uint64_t len)` and
+/// `static T K::sum<T>(const T* x, std::uint64_t len)`: the node over [0, len) (len > 0) of
+/// the products, and of x alone (the plain sum, for the columns of treefold::dots_reducer
+/// that sum one array).
 
 #include "treefold/config.hpp"
 #include "treefold/kernel/dispatch.hpp"
