@@ -24,7 +24,7 @@
 !>   msg = treefold_error_message()
 module treefold
   use, intrinsic :: iso_c_binding, only: c_int, c_int64_t, c_ptr, c_null_ptr, c_char, c_size_t, c_f_pointer, &
-                                         c_associated, c_loc
+                                         c_associated, c_loc, c_double
   use, intrinsic :: iso_fortran_env, only: real64, real32, int64, int32
   use mpi_f08, only: MPI_Comm, MPI_Datatype, MPI_Op, MPI_Info, MPI_SUCCESS, MPI_SUM, MPI_DOUBLE_PRECISION, MPI_REAL, &
                      MPI_INTEGER8, MPI_INTEGER4, MPI_INFO_NULL, MPI_Info_create, MPI_Info_set, MPI_Info_free, &
@@ -61,20 +61,20 @@ module treefold
 
   interface
     integer(c_int) function c_dot(x, y, count, y_count, result, comm) bind(C, name='treefold_f_dot')
-      import :: c_int, c_int64_t, real64
-      real(real64), dimension(*), intent(in) :: x, y
+      import :: c_int, c_int64_t, c_double
+      real(c_double), dimension(*), intent(in) :: x, y
       integer(c_int64_t), value :: count, y_count
-      real(real64), intent(inout) :: result
+      real(c_double), intent(inout) :: result
       integer(c_int), value :: comm
     end function c_dot
 
     integer(c_int) function c_dots(k, x, y, count, results, comm) bind(C, name='treefold_f_dots')
-      import :: c_int, c_int64_t, c_ptr, real64
+      import :: c_int, c_int64_t, c_ptr, c_double
       integer(c_int), value :: k
-      real(real64), dimension(*), intent(in) :: x
+      real(c_double), dimension(*), intent(in) :: x
       type(c_ptr), value :: y
       integer(c_int64_t), value :: count
-      real(real64), dimension(*), intent(inout) :: results
+      real(c_double), dimension(*), intent(inout) :: results
       integer(c_int), value :: comm
     end function c_dots
 
@@ -285,7 +285,7 @@ contains
     real(real64), intent(in), contiguous, target, optional :: y(:, :)
     type(c_ptr) :: yp
     integer(c_int) :: k
-    real(real64), target :: dummy(1)
+    real(real64), target :: dummy(1) = 0.0_real64
     k = int(size(x, 2), c_int)
     yp = c_null_ptr
     if (present(y)) then

@@ -746,7 +746,7 @@ f64_view f64_of(const py::array& a, const char* what)
     f64_view v;
     const py::dtype dt = a.dtype();
     if (dt.kind() != 'f' || dt.itemsize() != 8 || !dt.attr("isnative").cast<bool>()) {
-        v.problem = std::string("treefold: ") + what + " has dtype " + py::str(dt).cast<std::string>() +
+        v.problem = std::string("treefold: ") + what + " has dtype " + py::str(a.dtype()).cast<std::string>() +
                     " (dot and dots take float64)";
     } else if (a.ndim() != 1 || (a.flags() & py::array::c_style) == 0) {
         v.problem = std::string("treefold: ") + what + " is not a 1-D contiguous array";
