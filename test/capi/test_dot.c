@@ -120,6 +120,8 @@ int main(int argc, char** argv)
     check(treefold_dot(x, rank == last ? NULL : x, 3, &r, MPI_COMM_WORLD) == MPI_ERR_BUFFER, "NULL y", 3);
     check(treefold_dot(x, x, 3, rank == 0 ? NULL : &r, MPI_COMM_WORLD) == MPI_ERR_BUFFER, "NULL result", 3);
     check(treefold_dot(NULL, NULL, 0, &r, MPI_COMM_WORLD) == MPI_SUCCESS && r == 0.0, "N = 0 with NULL", 0);
+    /* the kept plan of N = 0 (no values on any rank) still reports one rank's NULL result everywhere */
+    check(treefold_dot(NULL, NULL, 0, rank == last ? NULL : &r, MPI_COMM_WORLD) == MPI_ERR_BUFFER, "N = 0, NULL result", 0);
     check(treefold_dots(rank == last ? 0 : 2, xs, NULL, 3, rs, MPI_COMM_WORLD) == MPI_ERR_ARG, "k = 0", 3);
     check(treefold_dots(TREEFOLD_DOTS_MAX + 1, xs, NULL, 3, rs, MPI_COMM_WORLD) == MPI_ERR_ARG, "k too large", 3);
     check(treefold_dots(2, rank == last ? NULL : xs, NULL, 3, rs, MPI_COMM_WORLD) == MPI_ERR_BUFFER, "NULL x", 3);
