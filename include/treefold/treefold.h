@@ -260,6 +260,33 @@ int treefold_reduce_c(const void* sendbuf, void* recvbuf, int64_t local_count, M
                       int root, MPI_Comm comm);
 
 /**
+ * The reproducible dot product: the sum over the global index of x[i] * y[i], each product
+ * rounded once (never fused into the sum), along treefold's fixed tree, into *result on every
+ * rank: the bits of treefold_allreduce (MPI_DOUBLE, MPI_SUM) of the stored products, and of
+ * the C++ treefold::dot_reducer, for every process count. x and y hold this rank's
+ * local_count values of the global arrays, blocks in rank order (NULL allowed when
+ * local_count is 0). The plan is cached on the communicator as treefold_allreduce's is
+ * (planned again, with every rank's arguments checked, when any rank's local_count changes).
+ * Errors on every rank: a negative local_count (MPI_ERR_COUNT), a NULL x, y with a positive
+ * count or a NULL result (MPI_ERR_BUFFER). Collective.
+ */
+int treefold_dot(const double* x, const double* y, int64_t local_count, double* result, MPI_Comm comm);
+
+/** The most terms treefold_dots takes in one call. */
+#define TREEFOLD_DOTS_MAX 4
+
+/**
+ * k reductions over the same layout in one exchange (one message per tree step):
+ * results[c] is the dot product of x[c] and y[c] (the bits of treefold_dot on them alone), or,
+ * where y is NULL or y[c] is NULL, the sum of x[c] (the bits of treefold_allreduce of x[c]).
+ * k in [1, TREEFOLD_DOTS_MAX] and the same on every rank (else MPI_ERR_ARG on every rank);
+ * results holds k doubles. The plan is cached as treefold_dot's (one per communicator: calls
+ * alternating between different k plan again each time). Errors as treefold_dot. Collective.
+ */
+int treefold_dots(int k, const double* const* x, const double* const* y, int64_t local_count, double* results,
+                  MPI_Comm comm);
+
+/**
  * The message of the last call on this thread that returned an error ("" after a call that
  * succeeded). Valid until the thread's next treefold call.
  */

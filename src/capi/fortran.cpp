@@ -36,4 +36,23 @@ int treefold_f_reduce(const void* sendbuf, void* recvbuf, std::int64_t local_cou
                              MPI_Comm_f2c(comm));
 }
 
+int treefold_f_dot(const double* x, const double* y, std::int64_t count, std::int64_t y_count, double* result,
+                   MPI_Fint comm)
+{
+    // y of another length than x: a NULL y, an error on every rank
+    return treefold_dot(x, y_count == count ? y : nullptr, count, result, MPI_Comm_f2c(comm));
+}
+
+// x and y: k columns of `count` values each (column-major); y NULL: sums.
+int treefold_f_dots(int k, const double* x, const double* y, std::int64_t count, double* results, MPI_Fint comm)
+{
+    const double* xs[TREEFOLD_DOTS_MAX] = {};
+    const double* ys[TREEFOLD_DOTS_MAX] = {};
+    for (int c = 0; c < k && c < TREEFOLD_DOTS_MAX; ++c) {
+        xs[c] = x + c * count;
+        ys[c] = y == nullptr ? nullptr : y + c * count;
+    }
+    return treefold_dots(k, xs, ys, count, results, MPI_Comm_f2c(comm));
+}
+
 } // extern "C"

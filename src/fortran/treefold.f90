@@ -19,10 +19,12 @@
 !>   name = treefold_context_exchange(ctx);  n = treefold_context_threads(ctx);  k = treefold_context_kernel(ctx)
 !>   call treefold_context_last_counters(ctx [, messages=] [, bytes=] [, collectives=] [, collective_bytes=])
 !>   call treefold_context_destroy(ctx [, ierr])
+!>   call treefold_dot(x, y, result, comm [, ierr])        ! real64: the reproducible x . y
+!>   call treefold_dots(x, results, comm [, ierr] [, y=])  ! x(n, k), y(n, k): k dots (sums without y) in one exchange
 !>   msg = treefold_error_message()
 module treefold
   use, intrinsic :: iso_c_binding, only: c_int, c_int64_t, c_ptr, c_null_ptr, c_char, c_size_t, c_f_pointer, &
-                                         c_associated, c_loc
+                                         c_associated, c_loc, c_double
   use, intrinsic :: iso_fortran_env, only: real64, real32, int64, int32
   use mpi_f08, only: MPI_Comm, MPI_Datatype, MPI_Op, MPI_Info, MPI_SUCCESS, MPI_SUM, MPI_DOUBLE_PRECISION, MPI_REAL, &
                      MPI_INTEGER8, MPI_INTEGER4, MPI_INFO_NULL, MPI_Info_create, MPI_Info_set, MPI_Info_free, &
@@ -35,7 +37,7 @@ module treefold
             treefold_context_create_rows, treefold_allreduce_rows, treefold_reduce_rows, treefold_reduce, &
             treefold_request, treefold_iallreduce_ctx, treefold_ireduce_ctx, treefold_wait, treefold_test, &
             treefold_context_exchange, treefold_context_threads, treefold_context_last_counters, treefold_context_kernel, &
-            treefold_context_global_count, treefold_context_width
+            treefold_context_global_count, treefold_context_width, treefold_dot, treefold_dots
 
   !> A planned reduction (treefold_context in C).
   type :: treefold_context
@@ -58,6 +60,24 @@ module treefold
   end interface treefold_reduce
 
   interface
+    integer(c_int) function c_dot(x, y, count, y_count, result, comm) bind(C, name='treefold_f_dot')
+      import :: c_int, c_int64_t, c_double
+      real(c_double), dimension(*), intent(in) :: x, y
+      integer(c_int64_t), value :: count, y_count
+      real(c_double), intent(inout) :: result
+      integer(c_int), value :: comm
+    end function c_dot
+
+    integer(c_int) function c_dots(k, x, y, count, results, comm) bind(C, name='treefold_f_dots')
+      import :: c_int, c_int64_t, c_ptr, c_double
+      integer(c_int), value :: k
+      real(c_double), dimension(*), intent(in) :: x
+      type(c_ptr), value :: y
+      integer(c_int64_t), value :: count
+      real(c_double), dimension(*), intent(inout) :: results
+      integer(c_int), value :: comm
+    end function c_dots
+
     integer(c_int) function c_allreduce(sendbuf, recvbuf, count, datatype, op, comm) &
         bind(C, name='treefold_f_allreduce')
       import :: c_int, c_int64_t
@@ -242,6 +262,46 @@ contains
       op_handle = MPI_SUM%MPI_VAL
     end if
   end function op_handle
+
+  !> The reproducible dot product of x and y (this rank's blocks, rank order) into result on
+  !> every rank: the bits of treefold_allreduce of the stored products x(i)*y(i), for every p.
+  !> y of another size than x is MPI_ERR_BUFFER on every rank.
+  subroutine treefold_dot(x, y, result, comm, ierr)
+    real(real64), intent(in) :: x(:), y(:)
+    real(real64), intent(inout) :: result
+    type(MPI_Comm), intent(in) :: comm
+    integer, intent(out), optional :: ierr
+    call finish(c_dot(x, y, size(x, kind=int64), size(y, kind=int64), result, comm%MPI_VAL), ierr)
+  end subroutine treefold_dot
+
+  !> k = size(x, 2) reductions in one exchange: results(c) the dot of x(:, c) and y(:, c),
+  !> or without y the sum of x(:, c) (a dot with a column of ones gives a sum's bits too).
+  !> y must have x's shape and results k values (else MPI_ERR_ARG on every rank); k at most 4.
+  subroutine treefold_dots(x, results, comm, ierr, y)
+    real(real64), intent(in), contiguous, target :: x(:, :)
+    real(real64), intent(inout) :: results(:)
+    type(MPI_Comm), intent(in) :: comm
+    integer, intent(out), optional :: ierr
+    real(real64), intent(in), contiguous, target, optional :: y(:, :)
+    type(c_ptr) :: yp
+    integer(c_int) :: k
+    real(real64), target :: dummy(1) = 0.0_real64
+    k = int(size(x, 2), c_int)
+    yp = c_null_ptr
+    if (present(y)) then
+      if (all(shape(y) == shape(x))) then
+        if (size(y) > 0) yp = c_loc(y)
+      else
+        k = -1 ! reported as a bad k on every rank
+      end if
+    end if
+    if (size(results) < size(x, 2)) k = -1
+    if (size(x) == 0) then
+      call finish(c_dots(k, dummy, yp, size(x, 1, kind=int64), results, comm%MPI_VAL), ierr)
+    else
+      call finish(c_dots(k, x, yp, size(x, 1, kind=int64), results, comm%MPI_VAL), ierr)
+    end if
+  end subroutine treefold_dots
 
   subroutine allreduce_real64(local, result, comm, ierr, op)
     real(real64), intent(in) :: local(:)

@@ -23,6 +23,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace py = pybind11;
@@ -732,6 +733,103 @@ py::object allreduce(const py::object& comm, const py::array& a, const py::objec
     return scalar_of(a.dtype(), result.data());
 }
 
+/// One array of a dot term: its data and length, or `problem` when it is not a 1-D
+/// C-contiguous native float64 array.
+struct f64_view {
+    const double* data = nullptr;
+    std::int64_t count = 0;
+    std::string problem;
+};
+
+f64_view f64_of(const py::array& a, const char* what)
+{
+    f64_view v;
+    const py::dtype dt = a.dtype();
+    if (dt.kind() != 'f' || dt.itemsize() != 8 || !dt.attr("isnative").cast<bool>()) {
+        v.problem = std::string("treefold: ") + what + " has dtype " + py::str(a.dtype()).cast<std::string>() +
+                    " (dot and dots take float64)";
+    } else if (a.ndim() != 1 || (a.flags() & py::array::c_style) == 0) {
+        v.problem = std::string("treefold: ") + what + " is not a 1-D contiguous array";
+    } else {
+        v.data = static_cast<const double*>(a.data());
+        v.count = static_cast<std::int64_t>(a.size());
+    }
+    return v;
+}
+
+/// treefold_dots on (x, y-or-None) terms; a term that is not usable on this rank takes part
+/// as an invalid k, so every rank raises (ValueError; this rank's own message here).
+std::vector<double> dots_call(MPI_Comm c, const std::vector<std::pair<py::array, std::optional<py::array>>>& terms,
+                              std::string problem = {})
+{
+    const std::size_t k = terms.size();
+    std::vector<const double*> xs(k), ys(k);
+    std::int64_t count = 0;
+    for (std::size_t i = 0; i < k && problem.empty(); ++i) {
+        const std::string name = "term " + std::to_string(i);
+        const f64_view x = f64_of(terms[i].first, (name + "'s x").c_str());
+        problem = x.problem;
+        xs[i] = x.data;
+        if (i == 0) {
+            count = x.count;
+        } else if (problem.empty() && x.count != count) {
+            problem = "treefold: " + name + "'s x has " + std::to_string(x.count) + " values, term 0's " +
+                      std::to_string(count);
+        }
+        if (problem.empty() && terms[i].second) {
+            const f64_view y = f64_of(*terms[i].second, (name + "'s y").c_str());
+            problem = y.problem;
+            ys[i] = y.data;
+            if (problem.empty() && y.count != count) {
+                problem = "treefold: " + name + "'s y has " + std::to_string(y.count) + " values, its x " +
+                          std::to_string(count);
+            }
+        }
+    }
+    if (problem.empty() && (k == 0 || k > TREEFOLD_DOTS_MAX)) {
+        problem = "treefold: dots takes 1 to " + std::to_string(TREEFOLD_DOTS_MAX) + " terms, not " + std::to_string(k);
+    }
+    std::vector<double> results(k == 0 ? 1 : k);
+    const int kk = problem.empty() ? static_cast<int>(k) : 0;
+    int rc = MPI_SUCCESS;
+    {
+        py::gil_scoped_release unlocked;
+        rc = treefold_dots(kk, xs.data(), ys.data(), count, results.data(), c);
+    }
+    if (rc != MPI_SUCCESS) {
+        raise(rc, problem);
+    }
+    results.resize(k);
+    return results;
+}
+
+double dot(const py::object& comm, const py::array& x, const py::array& y)
+{
+    return dots_call(comm_of(comm), {{x, y}})[0];
+}
+
+std::vector<double> dots(const py::object& comm, const py::list& terms)
+{
+    const MPI_Comm c = comm_of(comm);
+    std::vector<std::pair<py::array, std::optional<py::array>>> ts;
+    // A term of the wrong shape still takes part in the call (as an error), never a hang.
+    const std::string bad = "treefold: each dots term is a numpy array or a pair (x, y or None) of them";
+    for (const py::handle t : terms) {
+        if (py::isinstance<py::array>(t)) {
+            ts.emplace_back(py::reinterpret_borrow<py::array>(t), std::nullopt);
+            continue;
+        }
+        if (!py::isinstance<py::tuple>(t) || py::len(t) != 2 || !py::isinstance<py::array>(t[py::int_(0)]) ||
+            !(t[py::int_(1)].is_none() || py::isinstance<py::array>(t[py::int_(1)]))) {
+            return dots_call(c, {}, bad);
+        }
+        const py::object y = t[py::int_(1)];
+        ts.emplace_back(t[py::int_(0)].cast<py::array>(),
+                        y.is_none() ? std::nullopt : std::optional<py::array>(y.cast<py::array>()));
+    }
+    return dots_call(c, ts);
+}
+
 } // namespace
 
 } // namespace treefold::python
@@ -761,6 +859,20 @@ runs with the GIL held: a slow path for exact or custom arithmetic (fractions, s
 value pickle refuses, or a callable that raises, on one rank raises on every rank: its own
 exception there, elsewhere the same built-in exception type (RuntimeError for other types)
 naming the rank and the message.)");
+
+    m.def("dot", &dot, py::arg("comm"), py::arg("x"), py::arg("y"),
+          R"(The reproducible dot product of x and y (this rank's blocks, rank order) on every rank.
+
+x, y: 1-D C-contiguous float64 arrays of the same length (read in place). The result has the
+bits of allreduce(comm, x * y): each product rounded once, summed along treefold's tree, the
+same for every number of processes.)");
+
+    m.def("dots", &dots, py::arg("comm"), py::arg("terms"),
+          R"(Up to 4 reductions over the same layout in one exchange, as a list of floats.
+
+terms: a list of (x, y) pairs (the dot of x and y, as dot) or (x, None) / x (the sum of x,
+as allreduce); every array 1-D float64 of the same length. Each result has the bits of its
+own call.)");
 
     m.def("reduce", &reduce, py::arg("comm"), py::arg("array"), py::arg("root"), py::arg("op") = "sum",
           R"(As allreduce, the result on root only (None on the other ranks); it plans on every call
