@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# check_cg.sh MPIEXEC CG_POISSON: the CG solve (examples/cg_poisson.cpp) at p = 1 .. 4 with even
-# blocks and at p = 3, 4 with ragged ones. With treefold's dot products the iteration count, the
+# check_cg.sh MPIEXEC CG_POISSON: the CG solve (examples/cg_poisson.cpp) at p = 1 .. 8 with even
+# blocks and at p = 3, 4, 7 with ragged ones. With treefold's dot products the iteration count, the
 # bits of every residual norm and of the solution must be the same for every run (all three
 # algorithms); with local sums + MPI_Allreduce they must differ between some runs. The grid is
 # the first of 16, 20, 24 where they do (a grid where every run happened to agree would show
@@ -8,7 +8,7 @@
 set -u
 mpiexec=$1
 prog=$2
-runs=("1 even" "2 even" "3 even" "4 even" "3 ragged" "4 ragged")
+runs=("1 even" "2 even" "3 even" "4 even" "5 even" "6 even" "7 even" "8 even" "3 ragged" "4 ragged" "7 ragged")
 
 signature() { # lines with one dots/algo -> distinct (iterations, residual bits, solution bits)
   sed -E 's/.*(iterations=[0-9]+ residual_bits=[0-9a-f]+ solution_bits=[0-9a-f]+).*/\1/' | sort -u
