@@ -4,7 +4,7 @@
 ///
 /// The nodes of the frontier of [begin, end) follow from the range alone (tree/decompose.hpp),
 /// so a record carries the range and the values only: a 24-byte head (begin, end, state) and
-/// room for the most values any range's frontier can have, which is also room for a failure.
+/// room for the most values a merged range's frontier can have, and at least for a failure.
 /// An empty range is the merge's identity. Records are read and written with memcpy because
 /// an MPI library may hand the operation buffers at any alignment.
 
@@ -34,8 +34,10 @@ public:
     /// Bytes before the values: begin, end (8 bytes each), state and failure length (4 each).
     static constexpr std::size_t head_bytes = 24;
 
-    explicit frontier_record(index_tree::index_t n)
-        : n_(n), capacity_(std::max<std::size_t>(1, 2 * std::size_t{index_tree::root_level(n)})),
+    /// Records for a tree of n elements with room for `capacity` values (0: for any range's
+    /// frontier, 2 ceil(log2 N); less when the caller knows which ranges can be merged).
+    explicit frontier_record(index_tree::index_t n, std::size_t capacity = 0)
+        : n_(n), capacity_(capacity > 0 ? capacity : std::max<std::size_t>(1, 2 * std::size_t{index_tree::root_level(n)})),
           bytes_(head_bytes + std::max(capacity_ * sizeof(T), failure::max_record_bytes)),
           scratch_(n)
     {
@@ -43,7 +45,7 @@ public:
 
     /// Size of one record: what the message size of the MPI reduction is.
     std::size_t bytes() const { return bytes_; }
-    /// Values a record has room for: 2 ceil(log2 N), the most nodes a frontier can have.
+    /// Values a record has room for (by default 2 ceil(log2 N), the most nodes a frontier can have).
     std::size_t capacity() const { return capacity_; }
 
     /// Writes the frontier of [s, e): `values` holds one value per maximal node, in index order.

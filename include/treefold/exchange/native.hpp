@@ -52,7 +52,7 @@ public:
     native_plan(const boost::mpi::communicator& comm, const layout::block_layout& layout)
         : comm_(in_index_order(comm, layout)), rank_(comm.rank()), n_(layout.size()),
           block_(layout.block_of(comm.rank())), local_nodes_(layout::block_nodes(layout, comm.rank())),
-          state_(std::make_unique<state>(layout.size(), comm.rank())),
+          state_(std::make_unique<state>(layout.size(), comm.rank(), record_capacity(layout))),
           type_(std::make_unique<net::bound_datatype>(state_->record.bytes(), state_.get())),
           send_(state_->record.bytes()), recv_(state_->record.bytes())
     {
@@ -158,7 +158,7 @@ public:
 
 private:
     struct state {
-        state(index_tree::index_t n, int r) : record(n), rank(r) {}
+        state(index_tree::index_t n, int r, std::size_t capacity) : record(n, capacity), rank(r) {}
         frontier_record<T> record;
         int rank;
         void* op = nullptr; // the call's operator, of the type the MPI operation was made for
@@ -178,19 +178,28 @@ private:
         state* saved;
     };
 
-    /// MPI's user function: inoutvec[i] = invec[i] merged with inoutvec[i], lower ranks left.
-    template <class Op>
-    static void merge(void* in, void* inout, int* len, MPI_Datatype* type)
+    /// The state for a merge MPI runs with `type`: the datatype's attribute, or, when a library
+    /// hands a datatype of its own, the state of the call this thread runs. With neither,
+    /// nothing can be merged: nullptr, and the call's finish() throws (a C callback must not
+    /// throw, and no process is ended).
+    static state* state_for(MPI_Datatype type)
     {
-        auto* s = static_cast<state*>(net::bound_datatype::state_of(*type));
+        auto* s = static_cast<state*>(net::bound_datatype::state_of(type));
         if (s == nullptr) {
-            // Not the datatype the exchange passed (a library may hand a derived one): the
-            // state of the call this thread runs. With neither, nothing can be merged; the
-            // call's finish() throws (a C callback must not throw, and no process is ended).
             s = calling_state;
         }
         if (s == nullptr) {
             merge_lost = true;
+        }
+        return s;
+    }
+
+    /// MPI's user function: inoutvec[i] = invec[i] merged with inoutvec[i], lower ranks left.
+    template <class Op>
+    static void merge(void* in, void* inout, int* len, MPI_Datatype* type)
+    {
+        state* s = state_for(*type);
+        if (s == nullptr) {
             return;
         }
         const std::size_t bytes = s->record.bytes();
@@ -243,12 +252,8 @@ private:
     template <class Op>
     static void merge_order_free(void* in, void* inout, int* len, MPI_Datatype* type)
     {
-        auto* s = static_cast<state*>(net::bound_datatype::state_of(*type));
+        state* s = state_for(*type);
         if (s == nullptr) {
-            s = calling_state;
-        }
-        if (s == nullptr) {
-            merge_lost = true;
             return;
         }
         constexpr std::size_t bytes = order_free_record<T>::bytes;
@@ -284,6 +289,30 @@ private:
             op_ = std::make_unique<net::user_op>(f);
             op_fn_ = f;
         }
+    }
+
+    /// Values a record needs room for. MPI applies a non-commutative operation to runs of
+    /// consecutive ranks only, here runs of consecutive blocks in index order, so the largest
+    /// frontier of such a run is enough (the merge turns any other pair into an out_of_order
+    /// failure first). Exact up to 64 blocks; beyond, 0: the bound for any range.
+    static std::size_t record_capacity(const layout::block_layout& layout)
+    {
+        const auto order = layout.index_order();
+        if (order.size() > 64) {
+            return 0;
+        }
+        // the blocks in index order tile [0, N): run i..j covers [edge[i], edge[j + 1])
+        std::vector<index_tree::index_t> edge(order.size() + 1, 0);
+        for (std::size_t i = 0; i < order.size(); ++i) {
+            edge[i + 1] = edge[i] + layout.block_of(order[i]).count;
+        }
+        std::size_t most = 1;
+        for (std::size_t i = 0; i < order.size(); ++i) {
+            for (std::size_t j = i + 1; j <= order.size(); ++j) {
+                most = std::max(most, index_tree::maximal_node_count(edge[i], edge[j], layout.size()));
+            }
+        }
+        return most;
     }
 
     static boost::mpi::communicator in_index_order(const boost::mpi::communicator& comm,
