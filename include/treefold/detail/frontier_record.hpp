@@ -9,6 +9,7 @@
 /// an MPI library may hand the operation buffers at any alignment.
 
 #include "treefold/config.hpp"
+#include "treefold/detail/raw_bytes.hpp"
 #include "treefold/error.hpp"
 #include "treefold/frontier.hpp"
 #include "treefold/index_tree/decompose.hpp"
@@ -55,7 +56,7 @@ public:
         if (count > capacity_) {
             throw std::logic_error("treefold: frontier larger than its record (internal error)");
         }
-        put_head(record, head{s, e, ok, 0});
+        detail::store_raw(record, head{s, e, ok, 0});
         if (count > 0) {
             std::memcpy(static_cast<char*>(record) + head_bytes, static_cast<const void*>(values), count * sizeof(T));
         }
@@ -65,7 +66,7 @@ public:
     void write_failure(void* record, const failure& f) const
     {
         const std::vector<char> bytes = encode(f);
-        put_head(record, head{0, 0, failed, static_cast<std::uint32_t>(bytes.size())});
+        detail::store_raw(record, head{0, 0, failed, static_cast<std::uint32_t>(bytes.size())});
         std::memcpy(static_cast<char*>(record) + head_bytes, bytes.data(), bytes.size());
     }
 
@@ -77,8 +78,8 @@ public:
     template <class Op>
     void merge(const void* left, void* right, Op& op, int rank, std::exception_ptr& own_error)
     {
-        const head l = get_head(left);
-        const head r = get_head(right);
+        const head l = detail::load_raw<head>(left);
+        const head r = detail::load_raw<head>(right);
         if (l.state == failed) {
             std::memcpy(right, left, head_bytes + l.failure_bytes);
             return;
@@ -99,7 +100,7 @@ public:
             push_all(left, l, op);
             push_all(right, r, op);
             const auto values = scratch_.values();
-            put_head(right, head{l.begin, r.end, ok, 0});
+            detail::store_raw(right, head{l.begin, r.end, ok, 0});
             std::memcpy(static_cast<char*>(right) + head_bytes, static_cast<const void*>(values.data()),
                         values.size() * sizeof(T));
         } catch (...) {
@@ -114,14 +115,14 @@ public:
     /// failure it carries.
     std::optional<failure> read_result(const void* record, T& value) const
     {
-        const head h = get_head(record);
+        const head h = detail::load_raw<head>(record);
         if (h.state == failed) {
             return decode_failure(static_cast<const char*>(record) + head_bytes, h.failure_bytes);
         }
         if (h.begin != 0 || h.end != n_ || n_ == 0) {
             throw std::logic_error("treefold: a reduction finished without the whole range (internal error)");
         }
-        std::memcpy(static_cast<void*>(&value), static_cast<const char*>(record) + head_bytes, sizeof(T));
+        value = detail::load_raw<T>(static_cast<const char*>(record) + head_bytes);
         return std::nullopt;
     }
 
@@ -137,14 +138,6 @@ private:
     };
     static_assert(sizeof(head) == head_bytes);
 
-    static head get_head(const void* record)
-    {
-        head h;
-        std::memcpy(&h, record, head_bytes);
-        return h;
-    }
-    static void put_head(void* record, const head& h) { std::memcpy(record, &h, head_bytes); }
-
     std::size_t values_bytes(const head& h) const { return index_tree::maximal_node_count(h.begin, h.end, n_) * sizeof(T); }
 
     template <class Op>
@@ -152,10 +145,8 @@ private:
     {
         const char* at = static_cast<const char*>(record) + head_bytes;
         index_tree::for_each_maximal_node(h.begin, h.end, n_, [&](index_tree::node v) {
-            T value;
-            std::memcpy(static_cast<void*>(&value), at, sizeof(T));
+            scratch_.push(v, detail::load_raw<T>(at), op);
             at += sizeof(T);
-            scratch_.push(v, value, op);
         });
     }
 

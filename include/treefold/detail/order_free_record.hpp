@@ -10,6 +10,7 @@
 /// memcpy: MPI may hand the operation buffers at any alignment.
 
 #include "treefold/config.hpp"
+#include "treefold/detail/raw_bytes.hpp"
 #include "treefold/error.hpp"
 
 #include <algorithm>
@@ -43,16 +44,16 @@ public:
     /// A rank's own value.
     static void write(void* record, const T& value)
     {
-        put_head(record, head{ok, 0, -1});
-        std::memcpy(static_cast<char*>(record) + head_bytes, static_cast<const void*>(&value), sizeof(T));
+        detail::store_raw(record, head{ok, 0, -1});
+        detail::store_raw(static_cast<char*>(record) + head_bytes, value);
     }
     /// A rank without values: the merge's identity.
-    static void write_empty(void* record) { put_head(record, head{empty, 0, -1}); }
+    static void write_empty(void* record) { detail::store_raw(record, head{empty, 0, -1}); }
     /// A failure in place of the value.
     static void write_failure(void* record, const failure& f)
     {
         const std::vector<char> encoded = encode(f);
-        put_head(record, head{failed, static_cast<std::uint16_t>(encoded.size()), f.rank});
+        detail::store_raw(record, head{failed, static_cast<std::uint16_t>(encoded.size()), f.rank});
         std::memcpy(static_cast<char*>(record) + head_bytes, encoded.data(), encoded.size());
     }
 
@@ -61,8 +62,8 @@ public:
     template <class Op>
     static void merge(const void* in, void* inout, Op& op, int rank, std::exception_ptr& own_error)
     {
-        const head a = get_head(in);
-        const head b = get_head(inout);
+        const head a = detail::load_raw<head>(in);
+        const head b = detail::load_raw<head>(inout);
         if (a.state == empty || (b.state == failed && (a.state != failed || b.rank <= a.rank))) {
             return;
         }
@@ -71,10 +72,8 @@ public:
             return;
         }
         try {
-            T x;
-            T y;
-            std::memcpy(static_cast<void*>(&x), static_cast<const char*>(in) + head_bytes, sizeof(T));
-            std::memcpy(static_cast<void*>(&y), static_cast<const char*>(inout) + head_bytes, sizeof(T));
+            const T x = detail::load_raw<T>(static_cast<const char*>(in) + head_bytes);
+            const T y = detail::load_raw<T>(static_cast<const char*>(inout) + head_bytes);
             write(inout, op(x, y));
         } catch (...) {
             if (!own_error) {
@@ -87,14 +86,14 @@ public:
     /// A finished record: the value or the failure it carries.
     static std::optional<failure> read_result(const void* record, T& value)
     {
-        const head h = get_head(record);
+        const head h = detail::load_raw<head>(record);
         if (h.state == failed) {
             return decode_failure(static_cast<const char*>(record) + head_bytes, h.failure_bytes);
         }
         if (h.state != ok) {
             throw std::logic_error("treefold: an order-free reduction finished without a value (internal error)");
         }
-        std::memcpy(static_cast<void*>(&value), static_cast<const char*>(record) + head_bytes, sizeof(T));
+        value = detail::load_raw<T>(static_cast<const char*>(record) + head_bytes);
         return std::nullopt;
     }
 
@@ -110,13 +109,6 @@ private:
     };
     static_assert(sizeof(head) == head_bytes);
 
-    static head get_head(const void* record)
-    {
-        head h;
-        std::memcpy(&h, record, head_bytes);
-        return h;
-    }
-    static void put_head(void* record, const head& h) { std::memcpy(record, &h, head_bytes); }
 };
 
 } // namespace treefold
