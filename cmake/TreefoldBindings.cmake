@@ -4,7 +4,13 @@
 #                     pybind11, numpy and mpi4py.
 # Left unset, each is ON when what it needs is found (scripts/setup installs it on Debian)
 # and OFF with a message otherwise; set ON explicitly, a missing piece is an error.
+# Both call the C API: without it (TREEFOLD_C_API=OFF) neither is built.
 include(CheckLanguage)
+if(NOT TREEFOLD_C_API)
+  set(TREEFOLD_FORTRAN OFF CACHE BOOL "Build the Fortran module treefold" FORCE)
+  set(TREEFOLD_PYTHON OFF CACHE BOOL "Build the Python module treefold" FORCE)
+  message(STATUS "treefold: TREEFOLD_C_API=OFF: no C API, Fortran or Python binding")
+endif()
 
 # Sets option <option> to <ok>; when not ok, an error if the user asked for it (<required>),
 # else a message that <what> is skipped.

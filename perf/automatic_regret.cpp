@@ -11,6 +11,7 @@
 // a parallel compile to see the choice under load. Prints one CSV row per plan and a summary.
 
 #include "bench_util.hpp"
+#include "call_timer.hpp"
 
 #include "treefold/detail/exchange/automatic_choice.hpp"
 #include "treefold/exchange/automatic.hpp"
@@ -34,22 +35,6 @@
 namespace mpi = boost::mpi;
 namespace po = boost::program_options;
 using namespace treefold;
-
-namespace {
-
-/// Seconds per call of `calls` calls of `run`, on the slowest rank.
-double per_call(const mpi::communicator& comm, std::uint64_t calls, const std::function<double()>& run)
-{
-    comm.barrier();
-    const mpi::timer clock;
-    for (std::uint64_t i = 0; i < calls; ++i) {
-        (void)run(); // a collective: the compiler cannot drop it
-    }
-    const double mine = clock.elapsed() / static_cast<double>(calls);
-    return mpi::all_reduce(comm, mine, mpi::maximum<double>());
-}
-
-} // namespace
 
 int main(int argc, char** argv)
 {
@@ -112,9 +97,9 @@ int main(int argc, char** argv)
         const std::string chosen(automatic.exchange_used());
         std::vector<std::vector<double>> t(explicit_calls.size() + 1);
         for (int round = 0; round < rounds; ++round) {
-            t[0].push_back(per_call(world, calls, [&] { return automatic.all_reduce(local); }));
+            t[0].push_back(perf::slowest_seconds_per_call(world, calls, [&] { return automatic.all_reduce(local); }));
             for (std::size_t e = 0; e < explicit_calls.size(); ++e) {
-                t[e + 1].push_back(per_call(world, calls, explicit_calls[e]));
+                t[e + 1].push_back(perf::slowest_seconds_per_call(world, calls, explicit_calls[e]));
             }
         }
         std::size_t best = 1;

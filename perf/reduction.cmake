@@ -18,3 +18,9 @@ treefold_target_flags(reproducibility_sweep)
 add_executable(automatic_regret ${CMAKE_CURRENT_LIST_DIR}/automatic_regret.cpp)
 target_link_libraries(automatic_regret PRIVATE treefold::treefold Boost::program_options)
 treefold_target_flags(automatic_regret)
+# Where the time of one small native-exchange call goes, piece by piece (call_breakdown --help).
+add_executable(call_breakdown
+  ${CMAKE_CURRENT_LIST_DIR}/call_breakdown.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/kernel_fastmath_ceiling.cpp)
+target_link_libraries(call_breakdown PRIVATE treefold::treefold Boost::program_options)
+treefold_target_flags(call_breakdown)

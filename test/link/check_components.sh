@@ -9,8 +9,11 @@ failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 rm -rf "$work"; mkdir -p "$work"
 
-configure() { # configure <dir> <components>
-  cmake -S "$src" -B "$work/$1" -DTREEFOLD_COMPONENTS="$2" -DTREEFOLD_FORTRAN=OFF -DTREEFOLD_PYTHON=OFF >"$work/$1.log" 2>&1
+configure() { # configure <dir> <components> [cmake args...]
+  local dir="$1" components="$2"
+  shift 2
+  cmake -S "$src" -B "$work/$dir" -DTREEFOLD_COMPONENTS="$components" -DTREEFOLD_FORTRAN=OFF -DTREEFOLD_PYTHON=OFF "$@" \
+    >"$work/$dir.log" 2>&1
 }
 
 if configure subset "io;rma"; then
@@ -26,6 +29,21 @@ else
   fail "configuring with TREEFOLD_COMPONENTS=io;rma failed: $(tail -5 "$work/subset.log")"
 fi
 
+# TREEFOLD_C_API=OFF: the core without the C API's units, the suites that do not need it.
+if configure nocapi "io;collective;model;dsop;rma" -DTREEFOLD_C_API=OFF -DTREEFOLD_BUILD_PERF=ON; then
+  targets="$(cmake --build "$work/nocapi" --target help 2>/dev/null)"
+  for want in treefold test_audit test_fuzz treefold-cli; do
+    grep -qE "^\.\.\. $want( |$)" <<<"$targets" || fail "no C API: no target $want"
+  done
+  for unwanted in test_capi test_c99 reduction_bench link_core_only; do
+    grep -qE "^\.\.\. $unwanted( |$)" <<<"$targets" && fail "no C API: target $unwanted is built"
+  done
+  ls "$work/nocapi/src/capi/"typed_*.cpp >/dev/null 2>&1 && fail "no C API: the C API's typed units were generated"
+  grep -q "TREEFOLD_BUILD_PERF needs the C API" "$work/nocapi.log" || fail "no C API: no note that the benchmarks are off"
+else
+  fail "configuring with TREEFOLD_C_API=OFF failed: $(tail -5 "$work/nocapi.log")"
+fi
+
 if configure unknown "io;fft"; then
   fail "TREEFOLD_COMPONENTS=io;fft was accepted"
 else
@@ -39,5 +57,5 @@ else
 fi
 
 rm -rf "$work"
-[[ $failures -eq 0 ]] && echo "components: subset, unknown name and missing dependency checked"
+[[ $failures -eq 0 ]] && echo "components: subset, no C API, unknown name and missing dependency checked"
 exit $((failures > 0))
