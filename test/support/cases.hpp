@@ -2,6 +2,7 @@
 /// Inputs and layouts shared by the reducer suites: deterministic on every rank.
 
 #include "treefold/layout/block_layout.hpp"
+#include "treefold/layout/distribution.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -12,6 +13,30 @@
 #include <vector>
 
 namespace treefold::testing {
+
+/// This rank's part of `xs` under rank-order counts.
+inline std::vector<double> my_part(const std::vector<double>& xs, const std::vector<std::uint64_t>& counts, int rank)
+{
+    std::uint64_t start = 0;
+    for (int r = 0; r < rank; ++r) {
+        start += counts[static_cast<std::size_t>(r)];
+    }
+    const auto begin = xs.begin() + static_cast<std::ptrdiff_t>(start);
+    return {begin, begin + static_cast<std::ptrdiff_t>(counts[static_cast<std::size_t>(rank)])};
+}
+
+
+/// Counts of N over p with rank `empty` holding nothing (when p > 1).
+inline std::vector<std::uint64_t> counts_with_empty(std::uint64_t n, int p, int empty)
+{
+    auto counts = layout::even_lower(n, p);
+    if (p > 1) {
+        const auto e = static_cast<std::size_t>(empty % p);
+        counts[(e + 1) % counts.size()] += counts[e];
+        counts[e] = 0;
+    }
+    return counts;
+}
 
 /// Random blocks of N over p ranks: some empty, in a random rank order. The same seed
 /// gives the same layout on every rank.
