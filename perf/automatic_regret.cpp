@@ -21,7 +21,6 @@
 #include <boost/mpi/collectives.hpp>
 #include <boost/mpi/communicator.hpp>
 #include <boost/mpi/environment.hpp>
-#include <boost/mpi/timer.hpp>
 #include <boost/program_options.hpp>
 
 #include <cstdio>

@@ -28,7 +28,6 @@
 #include <boost/mpi/collectives.hpp>
 #include <boost/mpi/communicator.hpp>
 #include <boost/mpi/environment.hpp>
-#include <boost/mpi/timer.hpp>
 #include <boost/program_options.hpp>
 #include <mpi.h>
 
@@ -46,21 +45,6 @@ namespace po = boost::program_options;
 using namespace treefold;
 
 namespace {
-
-/// The most values a frontier of a run of consecutive blocks has: the native exchange's record room.
-std::size_t record_room(const layout::block_layout& layout)
-{
-    std::size_t room = 1;
-    const auto order = layout.index_order();
-    for (std::size_t a = 0; a < order.size(); ++a) {
-        for (std::size_t b = a; b < order.size(); ++b) {
-            const auto& first = layout.block_of(order[a]);
-            const auto& last = layout.block_of(order[b]);
-            room = std::max(room, index_tree::maximal_node_count(first.start, last.start + last.count, layout.size()));
-        }
-    }
-    return room;
-}
 
 void do_nothing(void*, void*, int*, MPI_Datatype*) {}
 
@@ -116,7 +100,7 @@ int main(int argc, char** argv)
     // The merge's operands: two neighbouring blocks' records (this rank's and the next one's;
     // at p = 1 the two halves of the range), each with its frontier's values.
     const std::uint64_t left_end = p > 1 ? layout.block_of(layout.index_order()[1]).start : n / 2;
-    frontier_record<double> record(n, record_room(p > 1 ? layout : layout::block_layout::from_counts(std::vector<index_tree::index_t>{left_end, n - left_end})));
+    frontier_record<double> record(n, exchange::native_plan<double>::record_capacity(p > 1 ? layout : layout::block_layout::from_counts(std::vector<index_tree::index_t>{left_end, n - left_end})));
     auto frontier_values = [&](std::uint64_t s, std::uint64_t e) {
         std::vector<double> values;
         index_tree::for_each_maximal_node(s, e, n, [&](index_tree::node v) { values.push_back(1.0 / static_cast<double>(v.x + 1)); });

@@ -156,6 +156,30 @@ public:
         return out;
     }
 
+    /// Values a record needs room for. MPI applies a non-commutative operation to runs of
+    /// consecutive ranks only, here runs of consecutive blocks in index order, so the largest
+    /// frontier of such a run is enough (the merge turns any other pair into an out_of_order
+    /// failure first). Exact up to 64 blocks; beyond, 0: the bound for any range.
+    static std::size_t record_capacity(const layout::block_layout& layout)
+    {
+        const auto order = layout.index_order();
+        if (order.size() > 64) {
+            return 0;
+        }
+        // the blocks in index order tile [0, N): run i..j covers [edge[i], edge[j + 1])
+        std::vector<index_tree::index_t> edge(order.size() + 1, 0);
+        for (std::size_t i = 0; i < order.size(); ++i) {
+            edge[i + 1] = edge[i] + layout.block_of(order[i]).count;
+        }
+        std::size_t most = 1;
+        for (std::size_t i = 0; i < order.size(); ++i) {
+            for (std::size_t j = i + 1; j <= order.size(); ++j) {
+                most = std::max(most, index_tree::maximal_node_count(edge[i], edge[j], layout.size()));
+            }
+        }
+        return most;
+    }
+
 private:
     struct state {
         state(index_tree::index_t n, int r, std::size_t capacity) : record(n, capacity), rank(r) {}
@@ -289,30 +313,6 @@ private:
             op_ = std::make_unique<net::user_op>(f);
             op_fn_ = f;
         }
-    }
-
-    /// Values a record needs room for. MPI applies a non-commutative operation to runs of
-    /// consecutive ranks only, here runs of consecutive blocks in index order, so the largest
-    /// frontier of such a run is enough (the merge turns any other pair into an out_of_order
-    /// failure first). Exact up to 64 blocks; beyond, 0: the bound for any range.
-    static std::size_t record_capacity(const layout::block_layout& layout)
-    {
-        const auto order = layout.index_order();
-        if (order.size() > 64) {
-            return 0;
-        }
-        // the blocks in index order tile [0, N): run i..j covers [edge[i], edge[j + 1])
-        std::vector<index_tree::index_t> edge(order.size() + 1, 0);
-        for (std::size_t i = 0; i < order.size(); ++i) {
-            edge[i + 1] = edge[i] + layout.block_of(order[i]).count;
-        }
-        std::size_t most = 1;
-        for (std::size_t i = 0; i < order.size(); ++i) {
-            for (std::size_t j = i + 1; j <= order.size(); ++j) {
-                most = std::max(most, index_tree::maximal_node_count(edge[i], edge[j], layout.size()));
-            }
-        }
-        return most;
     }
 
     static boost::mpi::communicator in_index_order(const boost::mpi::communicator& comm,
