@@ -6,7 +6,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 MPIRUN=(mpirun --oversubscribe --mca mpi_yield_when_idle 1)
 # On one node Open MPI selects its ob1 messaging layer anyway, after probing UCX and the CM
 # layer; naming it skips the probes: 0.25 s instead of 0.47 s per start at p = 2, and the test
-# run starts MPI some 400 times. Exported, so ctest's runs inherit it; a value set outside wins.
+# run starts MPI several hundred times. Exported, so ctest's runs inherit it; a value set outside wins.
 export OMPI_MCA_pml="${OMPI_MCA_pml:-ob1}"
 
 # The generator for <build-dir>: Ninja when installed (it schedules the build and answers the
