@@ -115,6 +115,11 @@ int main(int argc, char** argv)
         std::exception_ptr error;
         std::copy(right.begin(), right.end(), work.begin());
         record.merge(left.data(), work.data(), op, world.rank(), error);
+        double merged = 0;
+        if (error || record.read_result(work.data(), merged)) { // a failure: nothing worth timing
+            std::fprintf(stderr, "call_breakdown: the merge of the two records failed\n");
+            return 1;
+        }
         done = work;
     }
 

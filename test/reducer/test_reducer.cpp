@@ -12,6 +12,7 @@
 #include "treefold/reducer.hpp"
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -30,6 +31,40 @@ BOOST_AUTO_TEST_CASE(empty_input_has_no_value)
     BOOST_CHECK_THROW(r.all_reduce({}), std::domain_error);
     BOOST_CHECK_THROW(r.reduce({}, 0), std::domain_error);
     BOOST_CHECK_EQUAL(reducer<double>(w, l).all_reduce({}), 0.0);
+}
+
+// The test kit's sweep: element k - 1 comes from a sub-communicator of size k, every size runs
+// exactly once, and the two sizes that share a round see disjoint ranks.
+BOOST_AUTO_TEST_CASE(on_every_size_runs_each_size_once)
+{
+    const auto& w = testing::world();
+    int runs_here = 0;
+    const auto results = testing::on_every_size([&](const mpi::communicator& sub) {
+        ++runs_here;
+        const int size = sub.size();
+        return testing::bytes_of(size);
+    });
+    BOOST_REQUIRE_EQUAL(results.size(), static_cast<std::size_t>(w.size()));
+    for (int k = 1; k <= w.size(); ++k) {
+        BOOST_TEST(results[static_cast<std::size_t>(k - 1)] == testing::bytes_of(k), "size " << k);
+    }
+    // World rank r is in the size-k group for k > r and, beside it, in the size-(p - k) group
+    // for the k <= r with p - k < k; every size 1..p ran once, so the runs add up to p(p+1)/2.
+    const int total = mpi::all_reduce(w, runs_here, std::plus<int>());
+    BOOST_TEST(total == w.size() * (w.size() + 1) / 2);
+}
+
+// mixed_values keeps large arrays per process: a kept array is the one it would generate.
+BOOST_AUTO_TEST_CASE(mixed_values_kept_equal_generated)
+{
+    for (const std::uint64_t n : {255ULL, 256ULL, 5000ULL}) {
+        const auto first = testing::mixed_values(n * 3, n, true);
+        const auto again = testing::mixed_values(n * 3, n, true);
+        const auto fresh = testing::detail::generate_mixed_values(n * 3, n, true);
+        BOOST_TEST(testing::same_bits(first, fresh));
+        BOOST_TEST(testing::same_bits(again, fresh));
+        BOOST_TEST(!testing::same_bits(testing::mixed_values(n * 3 + 1, n, true), fresh));
+    }
 }
 
 BOOST_AUTO_TEST_CASE(collective_layout_builders)
