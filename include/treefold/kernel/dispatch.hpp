@@ -134,10 +134,11 @@ void reduce_rows(const T* first, std::uint64_t len, std::size_t k, Op& op, T* ou
 template <class Arch = xsimd::default_arch>
 struct dispatch {
     static constexpr const char* name = "best";
-    /// Nodes shorter than this take the scalar tree, unrolled per length (the same tree, hence
-    /// the same bits): below 16 values it beats the SIMD climb, whose levels are a chain of
-    /// permutes and operator calls (measured; doc/performance.md, "Local tree kernel").
-    static constexpr std::uint64_t scalar_below = 16;
+    /// Nodes shorter than this take the scalar tree as straight-line code (small_node: the same
+    /// tree, hence the same bits). Below 256 values it is faster than the SIMD kernel, whose
+    /// last levels are a chain of permutes, selects and operator calls a node this short cannot
+    /// amortise (measured per size; doc/performance.md, "Small nodes").
+    static constexpr std::uint64_t scalar_below = 256;
 
     /// Same contract as kernel::scalar::reduce_node.
     template <class T, class Op>

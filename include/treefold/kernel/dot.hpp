@@ -78,18 +78,20 @@ products_fn<T> builtin_products_kernel() noexcept;
 } // namespace detail
 
 /// The default dot kernel: the precompiled SIMD kernel of the architecture kernel::best uses
-/// (best_arch_name()), the scalar tree for nodes shorter than kernel::best::scalar_below;
-/// sums of one array through kernel::best itself.
+/// (best_arch_name()), the scalar tree for nodes shorter than dot_best::scalar_below; sums of
+/// one array through kernel::best itself.
 struct dot_best {
     /// The kernel's name in messages and benchmark rows.
     static constexpr const char* name = "best";
+    /// Nodes shorter than this take the scalar tree of products (the counter, kernel::scalar_tree).
+    static constexpr std::uint64_t scalar_below = 16;
     /// The node over the products x[i] * y[i].
     template <class T>
     static T dot(const T* x, const T* y, std::uint64_t len)
     {
         static_assert(std::is_same_v<T, double> || std::is_same_v<T, float>,
                       "treefold: the dot kernels are precompiled for double and float");
-        if (len < best::scalar_below) {
+        if (len < scalar_below) {
             return dot_scalar::dot(x, y, len);
         }
         static const detail::products_fn<T> fn = detail::builtin_products_kernel<T>();

@@ -117,22 +117,33 @@ T unrolled_node(const T* x, Op& op)
 }
 
 namespace detail {
-template <class T, class Op, std::uint64_t... N>
-T small_node(const T* x, std::uint64_t len, Op& op, std::integer_sequence<std::uint64_t, N...>)
+/// The node over x[0, len), 1 <= len <= 2^Levels, as the tree of its level-`Levels` cover: a
+/// right child that is empty passes the left one through, a full left child is straight-line
+/// code; one comparison per level finds the clipped edge.
+template <unsigned Levels, class T, class Op>
+T clipped_node(const T* x, std::uint64_t len, Op& op)
 {
-    T out{};
-    static_cast<void>(((len == N + 1 ? (out = unrolled_node<N + 1>(x, op), true) : false) || ...));
-    return out;
+    if constexpr (Levels == 0) {
+        return x[0];
+    } else {
+        constexpr std::uint64_t half = std::uint64_t{1} << (Levels - 1);
+        if (len <= half) {
+            return clipped_node<Levels - 1>(x, len, op);
+        }
+        const T left = unrolled_node<half>(x, op);
+        const T right = clipped_node<Levels - 1>(x + half, len - half, op);
+        return op(left, right);
+    }
 }
 } // namespace detail
 
-/// kernel::scalar::reduce_node for 1 <= len <= Max (default-constructible T): a jump to the
-/// straight-line tree of that length, without the counter's stack.
+/// kernel::scalar::reduce_node for 1 <= len <= Max: straight-line code for the node's full
+/// subtrees, without the counter's stack.
 template <std::uint64_t Max, class T, class Op>
 T small_node(const T* x, std::uint64_t len, Op& op)
 {
     assert(len >= 1 && len <= Max);
-    return detail::small_node(x, len, op, std::make_integer_sequence<std::uint64_t, Max>{});
+    return detail::clipped_node<static_cast<unsigned>(std::bit_width(Max - 1))>(x, len, op);
 }
 
 } // namespace treefold::kernel
