@@ -34,13 +34,16 @@ struct failure {
     /// The operator's message is kept up to this many bytes.
     static constexpr std::size_t text_bytes = 95;
     /// The exception's type name is kept up to this many bytes (its end: the class name
-    /// matters more than the namespaces). With the text this fills the native exchange's
-    /// record of N = 460 doubles exactly, so the record does not grow.
+    /// matters more than the namespaces).
     static constexpr std::size_t type_bytes = 24;
     /// Bytes of the record before the type name: code, rank, got, want.
     static constexpr std::size_t head_bytes = 24;
     /// The longest record: head, the type name's length (a byte), type name, text.
     static constexpr std::size_t max_record_bytes = head_bytes + 1 + type_bytes + text_bytes;
+    /// The shortest record: the head and the type name's length (no name, no text). The native
+    /// exchange's fixed-size records keep this much room for a failure and cut the text and the
+    /// type name to the room they have (encode's limit).
+    static constexpr std::size_t min_record_bytes = head_bytes + 1;
 
     code what = code::none;
     std::int32_t rank = -1;   ///< the rank where it happened (in the call's communicator)
@@ -144,11 +147,13 @@ struct failure {
 };
 
 /// The record as it travels: code, rank, got, want (24 bytes), the type name's length (a
-/// byte), the type name, then the text.
-inline std::vector<char> encode(const failure& f)
+/// byte), the type name, then the text; at most `limit` bytes (>= failure::min_record_bytes),
+/// the text kept before the type name where both do not fit.
+inline std::vector<char> encode(const failure& f, std::size_t limit = failure::max_record_bytes)
 {
-    const std::size_t type = std::min(f.type.size(), failure::type_bytes);
-    const std::size_t text = std::min(f.text.size(), failure::text_bytes);
+    const std::size_t room = std::max(limit, failure::min_record_bytes) - failure::min_record_bytes;
+    const std::size_t text = std::min({f.text.size(), failure::text_bytes, room});
+    const std::size_t type = std::min({f.type.size(), failure::type_bytes, room - text});
     std::vector<char> out(failure::head_bytes + 1 + type + text);
     const std::int32_t head[2] = {static_cast<std::int32_t>(f.what), f.rank};
     std::memcpy(out.data(), head, 8);

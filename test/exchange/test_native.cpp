@@ -14,6 +14,7 @@
 #include "treefold/layout/distribution.hpp"
 #include "treefold/reducer.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -105,8 +106,41 @@ BOOST_AUTO_TEST_CASE(record_has_room_for_every_frontier)
     }
     // N = 460 doubles (the phylogenetics case): 2 * 9 values, 144 bytes, after the head.
     BOOST_CHECK_EQUAL(frontier_record<double>(460).bytes(), 24u + 144u);
-    // Small frontiers still leave room for a failure record with its text.
-    BOOST_CHECK_EQUAL(frontier_record<double>(2).bytes(), 24u + failure::max_record_bytes);
+    // Small frontiers leave room for a failure's head only (its text is cut to fit).
+    BOOST_CHECK_EQUAL(frontier_record<double>(2).bytes(), 24u + failure::min_record_bytes);
+    BOOST_CHECK_EQUAL(frontier_record<double>(2, 1).bytes(), 24u + 25u);
+    BOOST_CHECK_EQUAL(frontier_record<double>(460, 5).bytes(), 24u + 40u);
+}
+
+BOOST_AUTO_TEST_CASE(a_failure_is_cut_to_its_record_text_first)
+{
+    failure f = failure::local_size(7, 1, 2);
+    f.what = failure::code::op_threw;
+    f.text = "the operator refused these two values";
+    f.type = "std::range_error";
+    // Full room: all of it; room for the head alone: no text, no type; in between the text
+    // is kept before the type name. Each cut decodes to a prefix of the original.
+    BOOST_CHECK_EQUAL(encode(f).size(), failure::min_record_bytes + f.text.size() + f.type.size());
+    for (std::size_t room = failure::min_record_bytes; room <= failure::max_record_bytes; ++room) {
+        const auto bytes = encode(f, room);
+        BOOST_REQUIRE_LE(bytes.size(), room);
+        const failure back = decode_failure(bytes.data(), bytes.size());
+        BOOST_CHECK_EQUAL(back.rank, 7);
+        BOOST_CHECK(back.what == failure::code::op_threw);
+        const std::size_t kept = std::min(f.text.size(), room - failure::min_record_bytes);
+        BOOST_CHECK_EQUAL(back.text, f.text.substr(0, kept));
+        BOOST_CHECK_EQUAL(back.type, f.type.substr(0, std::min(f.type.size(), room - failure::min_record_bytes - kept)));
+    }
+    // In the record of N = 460 with room for 5 values (40 bytes) the head, the text's
+    // length byte and 15 bytes of text travel.
+    frontier_record<double> r(460, 5);
+    std::vector<char> rec(r.bytes());
+    r.write_failure(rec.data(), f);
+    double v = 0;
+    const auto back = r.read_result(rec.data(), v);
+    BOOST_REQUIRE(back);
+    BOOST_CHECK_EQUAL(back->text, "the operator re");
+    BOOST_CHECK(back->type.empty());
 }
 
 BOOST_AUTO_TEST_CASE(merge_of_non_adjacent_ranges_is_an_error_not_a_result)
@@ -208,7 +242,12 @@ BOOST_AUTO_TEST_CASE(counters_name_one_collective_and_no_message)
     BOOST_CHECK_EQUAL(testing::bits_of(v), testing::bits_of(testing::oracle_reduce(xs, std::plus<double>())));
     BOOST_CHECK_EQUAL(r.last_counters().messages, 0u);
     BOOST_CHECK_EQUAL(r.last_counters().collectives, 1u);
-    BOOST_CHECK_EQUAL(r.last_counters().collective_bytes, frontier_record<double>(n).bytes());
+    // The record of the layout's runs of blocks: at p = 2, 5 values (64 bytes).
+    const std::size_t room = exchange::native_plan<double>::record_capacity(l);
+    BOOST_CHECK_EQUAL(r.last_counters().collective_bytes, frontier_record<double>(n, room).bytes());
+    if (w.size() == 2) {
+        BOOST_CHECK_EQUAL(r.last_counters().collective_bytes, 64u);
+    }
 }
 
 // The record has room for the largest frontier of a run of consecutive blocks, not of any

@@ -4,7 +4,10 @@
 ///
 /// The nodes of the frontier of [begin, end) follow from the range alone (tree/decompose.hpp),
 /// so a record carries the range and the values only: a 24-byte head (begin, end, state) and
-/// room for the most values a merged range's frontier can have, and at least for a failure.
+/// room for the most values a merged range's frontier can have, and at least for a failure's
+/// head (failure::min_record_bytes): the message stays as small as the merge allows, and a
+/// failure's text is cut to the room there is (the native exchange's blocking calls
+/// complete it from the rank where it happened).
 /// An empty range is the merge's identity. Records are read and written with memcpy because
 /// an MPI library may hand the operation buffers at any alignment.
 
@@ -39,7 +42,7 @@ public:
     /// frontier, 2 ceil(log2 N); less when the caller knows which ranges can be merged).
     explicit frontier_record(index_tree::index_t n, std::size_t capacity = 0)
         : n_(n), capacity_(capacity > 0 ? capacity : std::max<std::size_t>(1, 2 * std::size_t{index_tree::root_level(n)})),
-          bytes_(head_bytes + std::max(capacity_ * sizeof(T), failure::max_record_bytes)),
+          bytes_(head_bytes + std::max(capacity_ * sizeof(T), failure::min_record_bytes)),
           scratch_(n)
     {
     }
@@ -62,10 +65,10 @@ public:
         }
     }
 
-    /// Writes a failure in place of values.
+    /// Writes a failure in place of values (its text cut to the record's room).
     void write_failure(void* record, const failure& f) const
     {
-        const std::vector<char> bytes = encode(f);
+        const std::vector<char> bytes = encode(f, bytes_ - head_bytes);
         detail::store_raw(record, head{0, 0, failed, static_cast<std::uint32_t>(bytes.size())});
         std::memcpy(static_cast<char*>(record) + head_bytes, bytes.data(), bytes.size());
     }

@@ -5,7 +5,7 @@
 /// An order-free sum needs no ranges and no frontier: each rank folds its own nodes into one
 /// value, and any two values merge in either order with the same bits, so the MPI library may
 /// run its commutative allreduce algorithms. The record is an 8-byte head (state, and the
-/// failing rank) and room for the value or an encoded failure. Two failures keep the one of
+/// failing rank) and room for the value or an encoded failure (its text cut to that room). Two failures keep the one of
 /// the lower rank, so the merge stays commutative on failures too. Read and written with
 /// memcpy: MPI may hand the operation buffers at any alignment.
 
@@ -39,7 +39,7 @@ public:
     /// Bytes before the value: state, failure length (2 each) and the failing rank (4).
     static constexpr std::size_t head_bytes = 8;
     /// Size of one record: the MPI reduction's message size.
-    static constexpr std::size_t bytes = head_bytes + std::max(sizeof(T), failure::max_record_bytes);
+    static constexpr std::size_t bytes = head_bytes + std::max(sizeof(T), failure::min_record_bytes);
 
     /// A rank's own value.
     static void write(void* record, const T& value)
@@ -52,7 +52,7 @@ public:
     /// A failure in place of the value.
     static void write_failure(void* record, const failure& f)
     {
-        const std::vector<char> encoded = encode(f);
+        const std::vector<char> encoded = encode(f, bytes - head_bytes);
         detail::store_raw(record, head{failed, static_cast<std::uint16_t>(encoded.size()), f.rank});
         std::memcpy(static_cast<char*>(record) + head_bytes, encoded.data(), encoded.size());
     }

@@ -74,8 +74,15 @@ public:
         start<Kernel>(local, op, failed, count, own_error, false);
         outcome<T> out = finish();
         if constexpr (may_throw<Op, T>) {
-            // Each rank's MPI library may make its own last merge: a throw there reaches no one else.
-            net::agree_on_failure(comm_, out.failed, count);
+            // Each rank's MPI library may make its own last merge: a throw there reaches no one
+            // else. The record cut the operator's text to its room: the rank where it threw
+            // holds the whole failure and is the one the others take it from.
+            bool complete = !out.failed || out.failed->what != failure::code::op_threw;
+            if (out.failed && !complete && own_error && out.failed->rank == rank_) {
+                out.failed = failure::op_threw(rank_, own_error);
+                complete = true;
+            }
+            net::agree_on_failure(comm_, out.failed, count, complete);
             if (out.failed) {
                 out.value.reset();
             }

@@ -19,23 +19,29 @@
 
 namespace treefold::net {
 
-/// Collective: afterwards every rank holds a failure if any rank did (a rank keeps its own;
-/// the others take the failure of the lowest rank that has one). One MPI_Allreduce of an int
-/// while nothing failed, plus a broadcast of the record when something did.
-inline void agree_on_failure(const boost::mpi::communicator& comm, std::optional<failure>& failed, counters& count)
+/// Collective: afterwards every rank holds a failure if any rank did (a rank keeps a
+/// `complete` one; the others take the failure of the lowest rank with a complete one, or
+/// with any one where none is). A failure read from a fixed-size record whose text may have
+/// been cut is not complete. One MPI_Allreduce of an int while nothing failed, plus a
+/// broadcast of the record when something did.
+inline void agree_on_failure(const boost::mpi::communicator& comm, std::optional<failure>& failed, counters& count,
+                             bool complete = true)
 {
-    const int first = boost::mpi::all_reduce(comm, failed ? comm.rank() : INT_MAX, boost::mpi::minimum<int>());
+    const int size = comm.size();
+    const int key = !failed ? INT_MAX : complete ? comm.rank() : size + comm.rank();
+    const int first = boost::mpi::all_reduce(comm, key, boost::mpi::minimum<int>());
     ++count.collectives;
     count.collective_bytes += sizeof(int);
     if (first == INT_MAX) {
         return;
     }
+    const int root = first < size ? first : first - size;
     std::vector<char> record;
-    if (comm.rank() == first) {
+    if (comm.rank() == root) {
         record = encode(*failed);
     }
-    boost::mpi::broadcast(comm, record, first);
-    if (!failed) {
+    boost::mpi::broadcast(comm, record, root);
+    if (!failed || (!complete && comm.rank() != root)) {
         failed = decode_failure(record.data(), record.size());
     }
 }
