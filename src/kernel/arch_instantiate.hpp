@@ -18,17 +18,6 @@
 namespace treefold::kernel {
 namespace detail {
 
-/// The functor of each built-in kind.
-template <ops::builtin_kind Kind>
-struct op_of;
-#define TREEFOLD_KERNEL_OP_OF(A, OP)      \
-    template <>                           \
-    struct op_of<ops::builtin_kind::OP> { \
-        using type = ops::OP;             \
-    };
-TREEFOLD_KERNEL_OPS(TREEFOLD_KERNEL_OP_OF, )
-#undef TREEFOLD_KERNEL_OP_OF
-
 template <class Arch, class T, ops::builtin_kind Kind>
 T node_kernel(const T* first, std::uint64_t len)
 {

@@ -11,6 +11,17 @@
 
 namespace treefold::kernel::detail {
 
+/// The functor of each built-in kind.
+template <ops::builtin_kind Kind>
+struct op_of;
+#define TREEFOLD_KERNEL_OP_OF(A, OP)      \
+    template <>                           \
+    struct op_of<ops::builtin_kind::OP> { \
+        using type = ops::OP;             \
+    };
+TREEFOLD_KERNEL_OPS(TREEFOLD_KERNEL_OP_OF, )
+#undef TREEFOLD_KERNEL_OP_OF
+
 /// simd<Arch>::reduce_node for the built-in (T, Kind): a builtin_fn<T, Kind>.
 template <class Arch, class T, ops::builtin_kind Kind>
 T node_kernel(const T* first, std::uint64_t len);

@@ -105,9 +105,19 @@ products_fn<T> builtin_products_kernel() noexcept
 template products_fn<double> builtin_products_kernel<double>() noexcept;
 template products_fn<float> builtin_products_kernel<float>() noexcept;
 
+// Compiled here, without architecture flags and optimised whatever the caller's build: the
+// straight-line trees are where the time of short nodes goes.
+template <class T, ops::builtin_kind Kind>
+T builtin_small_node(const T* first, std::uint64_t len)
+{
+    typename op_of<Kind>::type op;
+    return small_node<best::scalar_below - 1>(first, len, op);
+}
+
 #define TREEFOLD_KERNEL_DISPATCH(T, OP)                                                                  \
     template builtin_fn<T, ops::builtin_kind::OP> builtin_kernel<T, ops::builtin_kind::OP>() noexcept; \
-    template row_fn<T> builtin_row_kernel<T, ops::builtin_kind::OP>() noexcept;
+    template row_fn<T> builtin_row_kernel<T, ops::builtin_kind::OP>() noexcept;                        \
+    template T builtin_small_node<T, ops::builtin_kind::OP>(const T*, std::uint64_t);
 TREEFOLD_KERNEL_EACH(TREEFOLD_KERNEL_DISPATCH)
 #undef TREEFOLD_KERNEL_DISPATCH
 

@@ -54,6 +54,10 @@ using builtin_fn = T (*)(const T*, std::uint64_t);
 template <class T, ops::builtin_kind Kind>
 builtin_fn<T, Kind> builtin_kernel() noexcept;
 
+/// small_node for (T, Kind), precompiled in libtreefold (nodes below dispatch::scalar_below).
+template <class T, ops::builtin_kind Kind>
+T builtin_small_node(const T* first, std::uint64_t len);
+
 template <class T>
 using row_fn = void (*)(const T*, std::uint64_t, std::size_t, T*, T*);
 
@@ -135,9 +139,9 @@ template <class Arch = xsimd::default_arch>
 struct dispatch {
     static constexpr const char* name = "best";
     /// Nodes shorter than this take the scalar tree as straight-line code (small_node: the same
-    /// tree, hence the same bits). Below 256 values it is faster than the SIMD kernel, whose
-    /// last levels are a chain of permutes, selects and operator calls a node this short cannot
-    /// amortise (measured per size; doc/performance.md, "Small nodes").
+    /// tree, hence the same bits; precompiled for the built-in operators). Below 256 values it
+    /// is faster than the SIMD kernel, whose last levels are a chain of permutes, selects and
+    /// operator calls a node this short cannot amortise (doc/performance.md, "Small nodes").
     static constexpr std::uint64_t scalar_below = 256;
 
     /// Same contract as kernel::scalar::reduce_node.
@@ -149,7 +153,7 @@ struct dispatch {
         constexpr ops::builtin_kind kind = ops::builtin_kind_of<O, T>;
         if constexpr (ops::is_builtin_type<T> && kind != ops::builtin_kind::none) {
             if (len < scalar_below) {
-                return small_node<scalar_below - 1>(first, len, op);
+                return builtin_small_node<T, kind>(first, len);
             }
             static const builtin_fn<T, kind> fn = builtin_kernel<T, kind>();
             return fn(first, len);
