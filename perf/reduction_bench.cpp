@@ -132,7 +132,8 @@ int main(int argc, char** argv)
         "even-lower | even-upper | power-of-two | aligned:ALPHA, or a comma list of them")(
         "modes", po::value(&modes_arg)->default_value(modes_arg), "comma list of modes")(
         "exchanges", po::value(&exchanges_arg)->default_value(exchanges_arg),
-        ("comma list of treefold exchanges: " + exchange::name_list<treefold::all_exchanges>()).c_str())(
+        ("comma list of treefold exchanges (\"core\": every exchange of the core's registry, automatic "
+         "last): " + exchange::name_list<treefold::all_exchanges>()).c_str())(
         "dataset", po::value(&dataset), "name in the CSV (default: file name or synthetic-KIND)")(
         "reps", po::value(&reps)->default_value(reps), "timed calls per method")(
         "width", po::value(&width)->default_value(width), "rows mode: values per row")(
@@ -143,6 +144,12 @@ int main(int argc, char** argv)
         return 2;
     }
     const po::variables_map& vm = *parsed;
+    if (exchanges_arg == "core") { // the registry's list, not a copy of it
+        exchanges_arg.clear();
+        for (const auto name : exchange::core_exchanges::names) {
+            exchanges_arg += (exchanges_arg.empty() ? "" : ",") + std::string(name);
+        }
+    }
     std::vector<layout::distribution> dists;
     std::optional<io::synthetic_kind> synthetic;
     try {

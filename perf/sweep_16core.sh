@@ -17,8 +17,6 @@ mkdir -p "$out"
 export OMPI_MCA_pml=${OMPI_MCA_pml:-ob1} OMPI_MCA_btl=${OMPI_MCA_btl:-self,vader}
 mpirun=(mpirun --bind-to core --map-by core)
 [ "$(id -u)" = 0 ] && export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-# The core's exchanges (the registry's order), automatic last.
-core="direct,binomial,fibonacci,binary,inorder,truncated_fibonacci,truncated_binary,mary4,mary8,dual4,dual8,schedule_rd,native,automatic"
 {
   date -u +%FT%TZ; uname -a; nproc; lscpu | grep -E 'Model name|^CPU\(s\)|Thread|Socket|NUMA|L2|L3' || true
   mpirun --version | head -1
@@ -42,7 +40,7 @@ for p in 2 4 8 16; do
     read -r r d <<<"$(reps "$n")"
     # shellcheck disable=SC2046 # input's words
     timeout 60 "${mpirun[@]}" -n "$p" "$bin/reduction_bench" $(input "$n") --modes treefold,fast,baseline,allreduce1 \
-      --exchanges "$core" --reps "$r" --discard "$d" $header >> "$csv" 2>> "$out/errors.txt" ||
+      --exchanges core --reps "$r" --discard "$d" $header >> "$csv" 2>> "$out/errors.txt" ||
       echo "p=$p n=$n: exit $?" >> "$out/errors.txt"
     header="--no-header"
   done

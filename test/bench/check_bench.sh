@@ -37,6 +37,15 @@ tree_rows=$(awk -F, '$6 == "treefold"' "$all" | wc -l)
 base_bits=$(awk -F, '$6 == "baseline" { print $16 }' "$all" | sort -u | wc -l)
 [[ "$base_bits" -gt 1 ]] && pass || fail "baseline gave one bit pattern over p on the mixed input"
 
+# 2b. --exchanges core: every exchange of the core's registry (14, automatic last), one bit pattern.
+core="$work/core.csv"
+"${mpirun[@]}" -n 2 "$bench" --n 3001 --kind mixed --modes treefold --exchanges core --reps 4 --discard 1 \
+  --no-header >"$core" 2>"$work/err" || fail "--exchanges core failed: $(cat "$work/err")"
+names=$(cut -d, -f8 "$core" | tr '\n' ' ')
+[[ $(wc -l <"$core") == 14 && "$names" == direct\ binomial\ *\ native\ automatic:*\  ]] && pass \
+  || fail "--exchanges core ran: $names"
+[[ $(cut -d, -f16 "$core" | sort -u | wc -l) == 1 ]] && pass || fail "--exchanges core: more than one bit pattern"
+
 # 3. A data set file: the reference bits of the optional data sets in ../shared/data (skipped
 #    where absent).
 if [[ -f "$data/354.binpsllh" ]]; then
