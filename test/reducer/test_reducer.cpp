@@ -33,8 +33,8 @@ BOOST_AUTO_TEST_CASE(empty_input_has_no_value)
     BOOST_CHECK_EQUAL(reducer<double>(w, l).all_reduce({}), 0.0);
 }
 
-// The test kit's sweep: element k - 1 comes from a sub-communicator of size k, every size runs
-// exactly once, and the two sizes that share a round see disjoint ranks.
+// The test kit's sweep: element k - 1 comes from a sub-communicator of size k, and every size
+// runs exactly once (counted over all ranks).
 BOOST_AUTO_TEST_CASE(on_every_size_runs_each_size_once)
 {
     const auto& w = testing::world();

@@ -117,33 +117,19 @@ T unrolled_node(const T* x, Op& op)
 }
 
 namespace detail {
-template <unsigned Levels, class T, class Op>
-T covered_node(const T* x, std::uint64_t len, Op& op);
-
-/// The node over x[0, len), 1 <= len <= 2^Levels: the tree of its level-`Levels` cover, where a
-/// right child that is empty passes the left one through (one comparison per level).
+/// The node over x[0, len), 1 <= len <= 2^Levels: the tree of its level-`Levels` cover. Where
+/// the right child is empty (len <= 2^(Levels-1)) the left one passes through; otherwise the
+/// full left child is straight-line code and the right child the same recursion one level down.
 template <unsigned Levels, class T, class Op>
 T clipped_node(const T* x, std::uint64_t len, Op& op)
 {
     if constexpr (Levels == 0) {
         return x[0];
     } else {
-        if (len <= (std::uint64_t{1} << (Levels - 1))) {
+        constexpr std::uint64_t half = std::uint64_t{1} << (Levels - 1);
+        if (len <= half) {
             return clipped_node<Levels - 1>(x, len, op);
         }
-        return covered_node<Levels>(x, len, op);
-    }
-}
-
-/// The node over x[0, len) whose cover has level `Levels` (2^(Levels-1) < len <= 2^Levels):
-/// the full left child as straight-line code, the clipped right child as clipped_node.
-template <unsigned Levels, class T, class Op>
-T covered_node(const T* x, std::uint64_t len, Op& op)
-{
-    if constexpr (Levels == 0) {
-        return x[0];
-    } else {
-        constexpr std::uint64_t half = std::uint64_t{1} << (Levels - 1);
         const T left = unrolled_node<half>(x, op);
         const T right = clipped_node<Levels - 1>(x + half, len - half, op);
         return op(left, right);
@@ -152,35 +138,13 @@ T covered_node(const T* x, std::uint64_t len, Op& op)
 } // namespace detail
 
 /// kernel::scalar::reduce_node for 1 <= len <= Max <= 256: straight-line code for the node's
-/// full subtrees, without the counter's stack; one jump on the cover's level.
+/// full subtrees, one comparison per level of its cover, without the counter's stack.
 template <std::uint64_t Max, class T, class Op>
 T small_node(const T* x, std::uint64_t len, Op& op)
 {
     static_assert(Max >= 1 && Max <= 256, "small_node: the unrolled trees stop at 256 values");
-    constexpr unsigned top = static_cast<unsigned>(std::bit_width(Max - 1));
     assert(len >= 1 && len <= Max);
-    switch (std::bit_width(len - 1)) {
-    case 0:
-        return x[0];
-#define TREEFOLD_SMALL_NODE_CASE(L)                                                                      \
-    case L:                                                                                              \
-        if constexpr (top >= L) {                                                                        \
-            return detail::covered_node<L>(x, len, op);                                                  \
-        }                                                                                                \
-        break;
-        TREEFOLD_SMALL_NODE_CASE(1)
-        TREEFOLD_SMALL_NODE_CASE(2)
-        TREEFOLD_SMALL_NODE_CASE(3)
-        TREEFOLD_SMALL_NODE_CASE(4)
-        TREEFOLD_SMALL_NODE_CASE(5)
-        TREEFOLD_SMALL_NODE_CASE(6)
-        TREEFOLD_SMALL_NODE_CASE(7)
-        TREEFOLD_SMALL_NODE_CASE(8)
-#undef TREEFOLD_SMALL_NODE_CASE
-    default:
-        break;
-    }
-    return detail::clipped_node<top>(x, len, op); // not reached for len <= Max
+    return detail::clipped_node<static_cast<unsigned>(std::bit_width(Max - 1))>(x, len, op);
 }
 
 } // namespace treefold::kernel
