@@ -27,16 +27,30 @@ foreach(mode installed subdirectory)
     list(APPEND args -DTREEFOLD_SOURCE_DIR=${TREEFOLD_SOURCE})
   endif()
   run(${CMAKE_COMMAND} ${args})
-  run(${CMAKE_COMMAND} --build ${WORK_DIR}/${mode} --target consumer consumer_front_door consumer_collective -j 2)
+  # The front doors' program once, from the install: through add_subdirectory it would compile
+  # the same headers against the same target.
+  set(programs consumer consumer_collective)
+  if(mode STREQUAL "installed")
+    list(APPEND programs consumer_front_door)
+  endif()
+  run(${CMAKE_COMMAND} --build ${WORK_DIR}/${mode} --target ${programs} -j 2)
   run(mpiexec -n 2 --oversubscribe ${WORK_DIR}/${mode}/consumer)
   run(mpiexec -n 3 --oversubscribe ${WORK_DIR}/${mode}/consumer_collective)
-  run(mpiexec -n 3 --oversubscribe ${WORK_DIR}/${mode}/consumer_front_door)
+  if(mode STREQUAL "installed")
+    run(mpiexec -n 3 --oversubscribe ${WORK_DIR}/${mode}/consumer_front_door)
+  endif()
 endforeach()
 
-# The test kit, from the install.
+# The test kit, from the install: ctest runs the passing tests; the two that must fail are
+# registered (listed below) and run once each by run_failing_case, which reads their output
+# (running them under ctest too would wait out the REQUIRE case's grace period twice).
 set(build ${WORK_DIR}/installed)
 run(${CMAKE_COMMAND} --build ${build} --target consumer_kit -j 2)
-run(${CMAKE_CTEST_COMMAND} --test-dir ${build} --output-on-failure -R consumer_kit)
+run(${CMAKE_CTEST_COMMAND} --test-dir ${build} --output-on-failure -R consumer_kit -E _fails)
+execute_process(COMMAND ${CMAKE_CTEST_COMMAND} --test-dir ${build} -N -R "consumer_kit\\..*_fails" OUTPUT_VARIABLE listed)
+if(NOT listed MATCHES "consumer_kit\\.check_fails\\.p2" OR NOT listed MATCHES "consumer_kit\\.require_fails\\.p2")
+  message(FATAL_ERROR "the kit's variants are not registered as the suite's kit.cmake asks:\n${listed}")
+endif()
 function(run_failing_case test_case out_var seconds_var)
   string(TIMESTAMP t0 "%s")
   execute_process(COMMAND mpiexec -n 2 --oversubscribe ${build}/consumer_kit --run_test=${test_case}

@@ -1,4 +1,5 @@
-# Reads a GNU ld link map (MAP) and checks which treefold libraries gave objects to the link:
+# Reads a link map (MAP) of GNU ld or lld (both name an archive member libtreefold.a(object.o))
+# and checks which treefold libraries gave objects to the link:
 # EXPECT=core: members of libtreefold.a and of no component library (libtreefold_<name>.a);
 # EXPECT=<component>: at least one member of libtreefold_<component>.a (the check's control).
 cmake_minimum_required(VERSION 3.25) # if() compares quoted strings as strings
