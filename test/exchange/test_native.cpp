@@ -96,9 +96,8 @@ BOOST_AUTO_TEST_CASE(record_has_room_for_every_frontier)
 {
     // Per-process arithmetic, the lengths dealt out over the ranks (every rank checking every
     // length took 3.8 s at p = 8, oversubscribed on 2 cores).
-    const auto& w = testing::world();
     for (index_t n = 1; n <= 300; ++n) {
-        if (n % static_cast<index_t>(w.size()) != static_cast<index_t>(w.rank())) {
+        if (!testing::dealt_here(n)) {
             continue;
         }
         frontier_record<double> f(n);

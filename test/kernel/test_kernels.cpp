@@ -174,7 +174,7 @@ void check_small(ops::builtin_kind kind, Op op, const char* what)
     int bad = 0;
     for (std::uint64_t n = 1; n <= max_n; ++n) {
         const std::size_t offset = rng() % 64; // drawn on every rank: same offsets for any p
-        if (n % static_cast<std::uint64_t>(world().size()) == static_cast<std::uint64_t>(world().rank())) {
+        if (testing::dealt_here(n)) {
             bad += check_length(pool, offset, n, op, true, what);
         }
     }
@@ -213,11 +213,12 @@ BOOST_AUTO_TEST_CASE(big_random_lengths)
     std::mt19937_64 rng(20240611);
     int bad = 0;
     for (int c = 0; c < 4; ++c) {
-        // One length of millions (up to 4 Mi: 2^22, a level more than the powers of two below
-        // reach), three of 10^5..10^6.
-        const std::uint64_t n = c == 0 ? 1'000'000 + rng() % 3'194'305 : 100'000 + rng() % 900'001;
+        // One length in (2^22, 2^22 + 2^20] (its cover, level 23, one more than the powers of two
+        // below reach: 2^21 + 1), three of 10^5..10^6.
+        const std::uint64_t n =
+            c == 0 ? (std::uint64_t{1} << 22) + 1 + rng() % (std::uint64_t{1} << 20) : 100'000 + rng() % 900'001;
         const std::size_t offset = rng() % 64;
-        if (c % world().size() != world().rank()) {
+        if (!testing::dealt_here(static_cast<std::uint64_t>(c))) {
             continue;
         }
         auto run = [&]<class T>(T, const char* type) {
@@ -242,8 +243,7 @@ BOOST_AUTO_TEST_CASE(big_random_lengths)
     for (unsigned e = 5; e <= 21; ++e) {
         for (const std::int64_t d : {-1, 0, 1}) {
             const std::uint64_t n = (std::uint64_t{1} << e) + static_cast<std::uint64_t>(d);
-            if (n + 64 <= pool.size() && k++ % static_cast<std::size_t>(world().size()) ==
-                                             static_cast<std::size_t>(world().rank())) {
+            if (n + 64 <= pool.size() && testing::dealt_here(k++)) {
                 bad += check_length(pool, e % 7, n, ops::plus{}, true, "double plus 2^e+-1");
             }
         }
@@ -350,7 +350,7 @@ BOOST_AUTO_TEST_CASE(rows_of_values)
         return a * V(0.5) + b * V(1.5);
     };
     for (std::uint64_t n = 1; n <= 300; ++n) {
-        if (n % static_cast<std::uint64_t>(world().size()) != static_cast<std::uint64_t>(world().rank())) {
+        if (!testing::dealt_here(n)) {
             continue;
         }
         // std::array<double, 5>: precompiled row kernel (plus) and the header one (lambda)

@@ -1,11 +1,12 @@
 #pragma once
-/// The project's suites: the installed MPI test kit (treefold/testing/mpi_test.hpp) plus the
-/// one helper only this project needs, the shared data sets.
+/// The project's suites: the installed MPI test kit (treefold/testing/mpi_test.hpp) plus what
+/// only this project needs: the shared data sets, and cases dealt out over the ranks.
 
 #include "treefold/testing/mpi_test.hpp"
 
 #include <boost/mpi.hpp>
 
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -14,6 +15,14 @@
 #include <vector>
 
 namespace treefold::testing {
+
+/// True on the rank that checks case `k` of a per-process sweep dealt out over world() (case k
+/// to rank k mod p): every case runs once at any p, and p ranks share the work instead of each
+/// repeating it.
+inline bool dealt_here(std::uint64_t k)
+{
+    return k % static_cast<std::uint64_t>(world().size()) == static_cast<std::uint64_t>(world().rank());
+}
 
 /// The shared data sets (../shared/data/psllh beside the project), or nullopt when absent.
 inline std::optional<std::filesystem::path> psllh_dir()
