@@ -144,12 +144,11 @@ int main(int argc, char** argv)
         return 2;
     }
     const po::variables_map& vm = *parsed;
-    if (exchanges_arg == "core") { // the registry's list, not a copy of it
-        exchanges_arg.clear();
-        for (const auto name : exchange::core_exchanges::names) {
-            exchanges_arg += (exchanges_arg.empty() ? "" : ",") + std::string(name);
-        }
-    }
+    // "core": the registry's list, not a copy of it
+    const auto exchanges = exchanges_arg == "core"
+                               ? std::vector<std::string>(exchange::core_exchanges::names.begin(),
+                                                          exchange::core_exchanges::names.end())
+                               : perf::split_list(exchanges_arg);
     std::vector<layout::distribution> dists;
     std::optional<io::synthetic_kind> synthetic;
     try {
@@ -171,14 +170,14 @@ int main(int argc, char** argv)
                 throw std::invalid_argument("unknown mode '" + m + "'");
             }
         }
-        for (const auto& e : perf::split_list(exchanges_arg)) {
+        for (const auto& e : exchanges) {
             exchange::visit_by_name<treefold::all_exchanges>(e, [](auto) {}); // throws naming the known exchanges
         }
         if (selected(perf::split_list(modes_arg), "rows")) {
             if (!synthetic || width == 0) {
                 throw std::invalid_argument("the rows mode needs synthetic input (--n, --kind) and --width > 0");
             }
-            for (const auto& e : perf::split_list(exchanges_arg)) {
+            for (const auto& e : exchanges) {
                 if (!row_exchange(e)) {
                     throw std::invalid_argument("the rows mode takes the exchanges direct and binomial (row_reducer's), not '" +
                                                 e + "'");
@@ -195,7 +194,6 @@ int main(int argc, char** argv)
         return 0;
     }
     const auto modes = perf::split_list(modes_arg);
-    const auto exchanges = perf::split_list(exchanges_arg);
     const int p = world.size();
 
     // Load once: the root reads the file and scatters the blocks; synthetic values are computed
