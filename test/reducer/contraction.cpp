@@ -1,7 +1,11 @@
 // Built by check_contraction.sh with the flags under test: a reducer whose operator (a 2x2
 // matrix product) multiplies and adds, and a dot_reducer (whose kernels multiply, then add),
-// must each refuse a translation unit that contracts (one line per reducer and rank).
+// must each refuse a translation unit that contracts (one line per reducer and rank). Both
+// name the direct exchange: the refusal comes first in every reducer's constructor, before
+// any exchange plans, and naming one exchange compiles in about 60 % of the time of automatic's
+// five candidates (g++ -O2: 5.0 s against 8.8; the check compiles this file six times).
 #include "treefold/dot_reducer.hpp"
+#include "treefold/exchange/direct.hpp"
 #include "treefold/reducer.hpp"
 
 #include <mpi.h>
@@ -25,13 +29,13 @@ int main(int argc, char** argv)
 {
     MPI_Init(&argc, &argv);
     try {
-        treefold::reducer<mat, mat_mul> r(MPI_COMM_WORLD, 8);
+        treefold::reducer<mat, mat_mul, treefold::kernel::best, treefold::exchange::direct> r(MPI_COMM_WORLD, 8);
         std::puts("planned");
     } catch (const std::logic_error& e) {
         std::printf("refused: %s\n", e.what());
     }
     try {
-        treefold::dot_reducer<> d(MPI_COMM_WORLD, 8);
+        treefold::dot_reducer<treefold::kernel::dot_best, treefold::exchange::direct> d(MPI_COMM_WORLD, 8);
         std::puts("planned");
     } catch (const std::logic_error& e) {
         std::printf("refused: %s\n", e.what());
