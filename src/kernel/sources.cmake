@@ -16,3 +16,7 @@ set_source_files_properties(${_treefold_kernel_dir}/accurate_avx512f.cpp PROPERT
 # The binned sum's lane kernels (kernel/binned_impl.hpp): the same flags per architecture.
 set_source_files_properties(${_treefold_kernel_dir}/binned_avx2.cpp PROPERTIES COMPILE_OPTIONS "-mavx2;-O2")
 set_source_files_properties(${_treefold_kernel_dir}/binned_avx512f.cpp PROPERTIES COMPILE_OPTIONS "-mavx512f;-mavx512dq;-O2")
+# Unity builds (CMAKE_UNITY_BUILD) leave this folder's files alone: each per-architecture TU
+# must see only its own architecture's instantiations.
+file(GLOB _treefold_kernel_sources ${_treefold_kernel_dir}/*.cpp)
+set_source_files_properties(${_treefold_kernel_sources} PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)

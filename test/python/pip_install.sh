@@ -11,9 +11,11 @@ source="$1"; build="$2"; python="$3"; mpiexec="$4"
 skip() { echo "SKIPPED: $1 (scripts/setup installs python3-venv, python3-pip, python3-setuptools, python3-wheel)"; exit 77; }
 "$python" -c "import venv, ensurepip" 2>/dev/null || skip "no venv/ensurepip for $python"
 work="$(mktemp -d)"; trap 'rm -rf "$work"' EXIT
-"$python" -m venv --system-site-packages "$work/venv" >/dev/null 2>&1 || skip "$python -m venv failed"
+# --without-pip: the environment runs the system's pip (a system site package), which installs
+# into the environment (making the environment: 0.5 s instead of 4.6 s with ensurepip's copy).
+"$python" -m venv --system-site-packages --without-pip "$work/venv" >/dev/null 2>&1 || skip "$python -m venv failed"
 venv_python="$work/venv/bin/python"
-"$venv_python" -m pip --version >/dev/null 2>&1 || skip "no pip in the virtual environment"
+"$venv_python" -m pip --version >/dev/null 2>&1 || skip "no pip for the virtual environment"
 "$venv_python" -c "import setuptools, wheel" 2>/dev/null || skip "no setuptools or wheel"
 mkdir "$work/src"
 cp "$source/pyproject.toml" "$source/setup.py" "$source/README.md" "$work/src/"
