@@ -22,6 +22,11 @@ const command commands[] = {
             "      registry (automatic by default; `treefold sum --help` lists them); D: even-upper\n"
             "      (default), even-lower, power-of-two, aligned:ALPHA",
      &treefold::cli::run_sum},
+    {"calibrate", "mpirun -n P treefold calibrate --out FILE [--min-level A] [--max-level B]\n"
+                  "      exchange::automatic's choice for N = 2^A .. 2^B doubles on P ranks (default 1 .. 24),\n"
+                  "      written for TREEFOLD_CALIBRATION=FILE",
+     &treefold::cli::run_calibrate},
+#if TREEFOLD_CLI_MODEL // the model component's subcommands (src/cli/CMakeLists.txt)
     {"plan", "treefold plan --n N --p P [--distribution D] [--t-send NS] [--t-op NS]\n"
              "      direct-exchange messages, block sizes and score per layout (no MPI)",
      &treefold::cli::run_plan},
@@ -29,15 +34,17 @@ const command commands[] = {
                  "      [--schedule TEXT]... [--noise US --seed S]: recursive doubling, heuristic and best allreduce schedules with\n"
                  "      modelled and simulated times and message counts (no MPI)",
      &treefold::cli::run_schedule},
-    {"calibrate", "mpirun -n P treefold calibrate --out FILE [--min-level A] [--max-level B]\n"
-                  "      exchange::automatic's choice for N = 2^A .. 2^B doubles on P ranks (default 1 .. 24),\n"
-                  "      written for TREEFOLD_CALIBRATION=FILE",
-     &treefold::cli::run_calibrate},
     {"simulate", "treefold simulate --p P [--n N] [--exchange E|all]... [--schedule TEXT]... [--model pipelining|loggp|size]\n"
                  "      [--svg DIR]: task-graph simulation of exchanges and schedules: makespan, messages, critical\n"
                  "      path, SVG timelines (no MPI)",
      &treefold::cli::run_simulate},
+#endif
 };
+
+#if !TREEFOLD_CLI_MODEL
+/// Subcommands this build leaves out, named when asked for (not "unknown").
+const char* const left_out[] = {"plan", "schedule", "simulate"};
+#endif
 
 void print_usage(std::FILE* out)
 {
@@ -91,6 +98,15 @@ int main(int argc, char** argv)
             return 1;
         }
     }
+#if !TREEFOLD_CLI_MODEL
+    for (const char* name : left_out) {
+        if (all[0] == name) {
+            std::fprintf(stderr, "treefold: '%s' needs the model component, which this build of the tool leaves out "
+                                 "(configure with TREEFOLD_COMPONENTS including model)\n", name);
+            return treefold::cli::exit_bad_input;
+        }
+    }
+#endif
     std::fprintf(stderr, "treefold: unknown command '%s'\n", all[0].c_str());
     print_usage(stderr);
     return treefold::cli::exit_bad_input;

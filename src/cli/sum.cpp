@@ -2,7 +2,10 @@
 // the reproducible sum of a file or of the built-in synthetic workload.
 #include "common.hpp"
 #include "treefold/collective/distribute.hpp"
+#if TREEFOLD_CLI_ALL_EXCHANGES
 #include "treefold/all_exchanges.hpp"
+#endif
+#include "treefold/exchange/registry.hpp"
 #include "treefold/io/synthetic.hpp"
 #include "treefold/io/values_file.hpp"
 #include "treefold/layout/distribution.hpp"
@@ -30,6 +33,14 @@ namespace {
 
 constexpr std::uint64_t default_n = 1'000'000;
 
+// The exchanges offered: every one with the model and rma components built
+// (src/cli/CMakeLists.txt), the core's otherwise.
+#if TREEFOLD_CLI_ALL_EXCHANGES
+using sum_exchanges = treefold::all_exchanges;
+#else
+using sum_exchanges = exchange::core_exchanges;
+#endif
+
 std::uint64_t bits(double v)
 {
     std::uint64_t b = 0;
@@ -53,7 +64,7 @@ sum_options parse_sum(const std::vector<std::string>& args)
     desc.add_options()
         ("distribution", po::value(&dist)->default_value(dist), "even-lower | even-upper | power-of-two | aligned:ALPHA")
         ("exchange", po::value(&o.exchange)->default_value(o.exchange),
-         ("one of: " + exchange::name_list<treefold::all_exchanges>()).c_str())
+         ("one of: " + exchange::name_list<sum_exchanges>()).c_str())
         ("repeat", po::value(&o.repeat)->default_value(o.repeat), "timed calls (median reported)")
         ("file", po::value<std::string>(), "input file (.binpsllh, or text with one number per line; - reads text "
                                             "from standard input)")
@@ -75,7 +86,7 @@ sum_options parse_sum(const std::vector<std::string>& args)
     }
     o.dist = parse_distribution(dist);
     try {
-        exchange::visit_by_name<treefold::all_exchanges>(o.exchange, [](auto) {});
+        exchange::visit_by_name<sum_exchanges>(o.exchange, [](auto) {});
     } catch (const std::invalid_argument& e) {
         throw as_usage(e);
     }
@@ -181,7 +192,7 @@ int run_sum(const std::vector<std::string>& args, int& argc, char**& argv)
         if (o.help) {
             return 0;
         }
-        return exchange::visit_by_name<treefold::all_exchanges>(o.exchange,
+        return exchange::visit_by_name<sum_exchanges>(o.exchange,
                                        [&](auto type) { return run_sum_with<typename decltype(type)::type>(world, o); });
     } catch (const usage_error& e) {
         if (world.rank() == 0) {

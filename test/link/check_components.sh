@@ -16,17 +16,24 @@ configure() { # configure <dir> <components> [cmake args...]
     >"$work/$dir.log" 2>&1
 }
 
-if configure subset "io;rma"; then
+# The tool comes with io and collective (its `sum`); the model's subcommands stay out.
+if configure subset "io;collective;rma"; then
   targets="$(cmake --build "$work/subset" --target help 2>/dev/null)"
-  for want in treefold treefold_io treefold_rma; do
-    grep -qE "^\.\.\. $want( |$)" <<<"$targets" || fail "subset io;rma: no target $want"
+  for want in treefold treefold_io treefold_collective treefold_rma treefold-cli; do
+    grep -qE "^\.\.\. $want( |$)" <<<"$targets" || fail "subset io;collective;rma: no target $want"
   done
-  for unwanted in treefold_model treefold_collective treefold_dsop treefold-cli; do
-    grep -qE "^\.\.\. $unwanted( |$)" <<<"$targets" && fail "subset io;rma: target $unwanted is built"
+  for unwanted in treefold_model treefold_dsop; do
+    grep -qE "^\.\.\. $unwanted( |$)" <<<"$targets" && fail "subset io;collective;rma: target $unwanted is built"
   done
   grep -q "TREEFOLD_BUILD_TESTS needs every component" "$work/subset.log" || fail "subset: no note that the tests are off"
+  grep -q "TREEFOLD_BUILD_CLI" "$work/subset.log" && fail "subset io;collective;rma: the tool was turned off"
+  # The build files (build.ninja, or the Makefiles' build.make) name each source compiled.
+  build_files=("$work/subset/build.ninja" "$work/subset/src/cli")
+  grep -rqsE "cli/sum\.cpp" "${build_files[@]}" || fail "subset io;collective;rma: sum.cpp is not compiled"
+  grep -rqsE "cli/(plan|schedule|simulate)\.cpp" "${build_files[@]}" \
+    && fail "subset io;collective;rma: the model's subcommands are compiled"
 else
-  fail "configuring with TREEFOLD_COMPONENTS=io;rma failed: $(tail -5 "$work/subset.log")"
+  fail "configuring with TREEFOLD_COMPONENTS=io;collective;rma failed: $(tail -5 "$work/subset.log")"
 fi
 
 # TREEFOLD_C_API=OFF: the core without the C API's units, the suites that do not need it.
