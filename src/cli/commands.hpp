@@ -17,11 +17,13 @@ struct usage_error : std::runtime_error {
 inline constexpr int exit_bad_input = 2;
 
 /// A subcommand: name, one usage line, and the function that runs it (args after the name;
-/// argc/argv for MPI initialisation).
+/// argc/argv for MPI initialisation); null where this build leaves out `component`, the
+/// component it needs beyond io and collective (null: none).
 struct command {
     const char* name;
     const char* usage;
     int (*run)(const std::vector<std::string>& args, int& argc, char**& argv);
+    const char* component = nullptr;
 };
 
 /// The usage text of the subcommand `name` (main.cpp's table).

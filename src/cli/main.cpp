@@ -15,6 +15,14 @@ namespace {
 
 using treefold::cli::command;
 
+// The model component's subcommands are compiled where it is built (src/cli/CMakeLists.txt).
+#if TREEFOLD_CLI_MODEL
+#define TREEFOLD_CLI_MODEL_RUN(f) &treefold::cli::f
+#else
+#define TREEFOLD_CLI_MODEL_RUN(f) nullptr
+#endif
+
+/// Every subcommand, built or not.
 const command commands[] = {
     {"sum", "mpirun -n P treefold sum [FILE] [--distribution D] [--exchange E] [--repeat R]\n"
             "      reproducible sum of a .binpsllh or text file (one number per line); without FILE\n"
@@ -26,31 +34,26 @@ const command commands[] = {
                   "      exchange::automatic's choice for N = 2^A .. 2^B doubles on P ranks (default 1 .. 24),\n"
                   "      written for TREEFOLD_CALIBRATION=FILE",
      &treefold::cli::run_calibrate},
-#if TREEFOLD_CLI_MODEL // the model component's subcommands (src/cli/CMakeLists.txt)
     {"plan", "treefold plan --n N --p P [--distribution D] [--t-send NS] [--t-op NS]\n"
              "      direct-exchange messages, block sizes and score per layout (no MPI)",
-     &treefold::cli::run_plan},
+     TREEFOLD_CLI_MODEL_RUN(run_plan), "model"},
     {"schedule", "treefold schedule --p P [--alpha-p X --alpha-r Y [--beta B] | --constants FILE] [--bytes N]\n"
                  "      [--schedule TEXT]... [--noise US --seed S]: recursive doubling, heuristic and best allreduce schedules with\n"
                  "      modelled and simulated times and message counts (no MPI)",
-     &treefold::cli::run_schedule},
+     TREEFOLD_CLI_MODEL_RUN(run_schedule), "model"},
     {"simulate", "treefold simulate --p P [--n N] [--exchange E|all]... [--schedule TEXT]... [--model pipelining|loggp|size]\n"
                  "      [--svg DIR]: task-graph simulation of exchanges and schedules: makespan, messages, critical\n"
                  "      path, SVG timelines (no MPI)",
-     &treefold::cli::run_simulate},
-#endif
+     TREEFOLD_CLI_MODEL_RUN(run_simulate), "model"},
 };
-
-#if !TREEFOLD_CLI_MODEL
-/// Subcommands this build leaves out, named when asked for (not "unknown").
-const char* const left_out[] = {"plan", "schedule", "simulate"};
-#endif
 
 void print_usage(std::FILE* out)
 {
     std::fputs("usage:\n", out);
     for (const auto& c : commands) {
-        std::fprintf(out, "  %s\n", c.usage);
+        if (c.run != nullptr) {
+            std::fprintf(out, "  %s\n", c.usage);
+        }
     }
     std::fputs("  treefold --version\n"
                "Every subcommand takes --help. A FILE may be - for standard input (text, one number per line).\n",
@@ -62,7 +65,7 @@ void print_usage(std::FILE* out)
 const char* treefold::cli::usage_of(const char* name)
 {
     for (const auto& c : commands) {
-        if (std::string_view(c.name) == name) {
+        if (c.run != nullptr && std::string_view(c.name) == name) {
             return c.usage;
         }
     }
@@ -85,6 +88,11 @@ int main(int argc, char** argv)
         if (all[0] != c.name) {
             continue;
         }
+        if (c.run == nullptr) {
+            std::fprintf(stderr, "treefold: '%s' needs the %s component, which this build of the tool leaves out "
+                                 "(configure with TREEFOLD_COMPONENTS including %s)\n", c.name, c.component, c.component);
+            return treefold::cli::exit_bad_input;
+        }
         try {
             return c.run(rest, argc, argv);
         } catch (const treefold::cli::usage_error& e) {
@@ -98,15 +106,6 @@ int main(int argc, char** argv)
             return 1;
         }
     }
-#if !TREEFOLD_CLI_MODEL
-    for (const char* name : left_out) {
-        if (all[0] == name) {
-            std::fprintf(stderr, "treefold: '%s' needs the model component, which this build of the tool leaves out "
-                                 "(configure with TREEFOLD_COMPONENTS including model)\n", name);
-            return treefold::cli::exit_bad_input;
-        }
-    }
-#endif
     std::fprintf(stderr, "treefold: unknown command '%s'\n", all[0].c_str());
     print_usage(stderr);
     return treefold::cli::exit_bad_input;
