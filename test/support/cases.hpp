@@ -9,6 +9,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <numeric>
 #include <random>
@@ -101,30 +102,36 @@ inline std::vector<double> generate_mixed_values(std::uint64_t seed, std::uint64
 } // namespace detail
 
 /// Doubles of mixed magnitude and sign with a few special values when `specials` is set:
-/// 1e16 / 1 / -1e16 cancellations, NaN, +-Inf, -0.0 and subnormals.
+/// 1e16 / 1 / -1e16 cancellations, NaN, +-Inf, -0.0 and subnormals, shared rather than copied.
 /// Kept per process (up to 16 Mi values): the sweeps over sub-communicator sizes ask every rank
 /// for the same arrays once per size.
-inline std::vector<double> mixed_values(std::uint64_t seed, std::uint64_t n, bool specials)
+inline std::shared_ptr<const std::vector<double>> kept_mixed_values(std::uint64_t seed, std::uint64_t n, bool specials)
 {
     if (n < 256) {
-        return detail::generate_mixed_values(seed, n, specials);
+        return std::make_shared<const std::vector<double>>(detail::generate_mixed_values(seed, n, specials));
     }
     static std::mutex guard;
-    static std::map<std::tuple<std::uint64_t, std::uint64_t, bool>, std::vector<double>> kept;
+    static std::map<std::tuple<std::uint64_t, std::uint64_t, bool>, std::shared_ptr<const std::vector<double>>> kept;
     static std::uint64_t kept_values = 0;
     const std::lock_guard lock(guard);
     const auto key = std::make_tuple(seed, n, specials);
     if (const auto it = kept.find(key); it != kept.end()) {
         return it->second;
     }
-    auto xs = detail::generate_mixed_values(seed, n, specials);
+    auto xs = std::make_shared<const std::vector<double>>(detail::generate_mixed_values(seed, n, specials));
     if (kept_values + n > (std::uint64_t{1} << 24)) {
-        kept.clear();
+        kept.clear(); // (arrays still held by a caller stay alive with it)
         kept_values = 0;
     }
     kept.emplace(key, xs);
     kept_values += n;
     return xs;
+}
+
+/// A copy of kept_mixed_values(seed, n, specials).
+inline std::vector<double> mixed_values(std::uint64_t seed, std::uint64_t n, bool specials)
+{
+    return *kept_mixed_values(seed, n, specials);
 }
 
 /// A 2x2 integer matrix: its product is associative but not commutative, and exact, so any
