@@ -36,6 +36,18 @@ else
   fail "configuring with TREEFOLD_COMPONENTS=io;collective;rma failed: $(tail -5 "$work/subset.log")"
 fi
 
+# Without collective (the tool's `sum` deals values out with it) the tool is turned off with a
+# note, not left to fail at build time.
+if configure nocli "io;rma"; then
+  targets="$(cmake --build "$work/nocli" --target help 2>/dev/null)"
+  grep -qE "^\.\.\. treefold_rma( |$)" <<<"$targets" || fail "subset io;rma: no target treefold_rma"
+  grep -qE "^\.\.\. treefold-cli( |$)" <<<"$targets" && fail "subset io;rma: the tool is built"
+  grep -q "TREEFOLD_BUILD_CLI needs the io and collective components" "$work/nocli.log" \
+    || fail "subset io;rma: no note that the tool is off"
+else
+  fail "configuring with TREEFOLD_COMPONENTS=io;rma failed: $(tail -5 "$work/nocli.log")"
+fi
+
 # TREEFOLD_C_API=OFF: the core without the C API's units, the suites that do not need it.
 if configure nocapi "io;collective;model;dsop;rma" -DTREEFOLD_C_API=OFF -DTREEFOLD_BUILD_PERF=ON; then
   targets="$(cmake --build "$work/nocapi" --target help 2>/dev/null)"
@@ -64,5 +76,5 @@ else
 fi
 
 rm -rf "$work"
-[[ $failures -eq 0 ]] && echo "components: subset, no C API, unknown name and missing dependency checked"
+[[ $failures -eq 0 ]] && echo "components: subsets with and without the tool, no C API, unknown name and missing dependency checked"
 exit $((failures > 0))
