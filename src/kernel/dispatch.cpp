@@ -114,8 +114,21 @@ T builtin_small_node(const T* first, std::uint64_t len)
     return small_node<best::scalar_below - 1>(first, len, op);
 }
 
+template <class T, ops::builtin_kind Kind>
+builtin_fn<T, Kind> builtin_short_kernel() noexcept
+{
+    using fn = builtin_fn<T, Kind>;
+    if constexpr (operands_swap<typename op_of<Kind>::type, T>) {
+        return pick<fn>(&builtin_small_node<T, Kind>, &node_kernel<xsimd::avx2, T, Kind>,
+                        &node_kernel<xsimd::avx512f, T, Kind>);
+    } else {
+        return &builtin_small_node<T, Kind>;
+    }
+}
+
 #define TREEFOLD_KERNEL_DISPATCH(T, OP)                                                                  \
     template builtin_fn<T, ops::builtin_kind::OP> builtin_kernel<T, ops::builtin_kind::OP>() noexcept; \
+    template builtin_fn<T, ops::builtin_kind::OP> builtin_short_kernel<T, ops::builtin_kind::OP>() noexcept; \
     template row_fn<T> builtin_row_kernel<T, ops::builtin_kind::OP>() noexcept;                        \
     template T builtin_small_node<T, ops::builtin_kind::OP>(const T*, std::uint64_t);
 TREEFOLD_KERNEL_EACH(TREEFOLD_KERNEL_DISPATCH)

@@ -58,6 +58,12 @@ builtin_fn<T, Kind> builtin_kernel() noexcept;
 template <class T, ops::builtin_kind Kind>
 T builtin_small_node(const T* first, std::uint64_t len);
 
+/// The kernel for nodes below dispatch::scalar_below: for plus and multiplies on avx2 and
+/// avx512f the precompiled SIMD kernel (its short path, folder::run_short), else
+/// builtin_small_node.
+template <class T, ops::builtin_kind Kind>
+builtin_fn<T, Kind> builtin_short_kernel() noexcept;
+
 template <class T>
 using row_fn = void (*)(const T*, std::uint64_t, std::size_t, T*, T*);
 
@@ -139,10 +145,16 @@ template <class Arch = xsimd::default_arch>
 struct dispatch {
     static constexpr const char* name = "best";
     /// Nodes shorter than this take the scalar tree as straight-line code (small_node: the same
-    /// tree, hence the same bits; precompiled for the built-in operators). Below 256 values it
-    /// is faster than the SIMD kernel, whose last levels are a chain of permutes, selects and
-    /// operator calls a node this short cannot amortise (doc/performance.md, "Small nodes").
+    /// tree, hence the same bits; precompiled for the built-in operators), except plus and
+    /// multiplies on avx2 and avx512f from short_simd_from values on, which take the SIMD
+    /// kernel's short path (full power-of-two pieces folded in registers). Below 256 values
+    /// either is faster than the SIMD kernel's general path, whose last levels are a chain of
+    /// permutes, selects and operator calls a node this short cannot amortise
+    /// (doc/performance.md, "Small nodes").
     static constexpr std::uint64_t scalar_below = 256;
+    /// Below this the straight-line scalar tree is faster than the SIMD short path for every
+    /// built-in operator (it is called directly, without the architecture's function pointer).
+    static constexpr std::uint64_t short_simd_from = 32;
 
     /// Same contract as kernel::scalar::reduce_node.
     template <class T, class Op>
@@ -153,7 +165,11 @@ struct dispatch {
         constexpr ops::builtin_kind kind = ops::builtin_kind_of<O, T>;
         if constexpr (ops::is_builtin_type<T> && kind != ops::builtin_kind::none) {
             if (len < scalar_below) {
-                return builtin_small_node<T, kind>(first, len);
+                if (len < short_simd_from) {
+                    return builtin_small_node<T, kind>(first, len);
+                }
+                static const builtin_fn<T, kind> short_fn = builtin_short_kernel<T, kind>();
+                return short_fn(first, len);
             }
             static const builtin_fn<T, kind> fn = builtin_kernel<T, kind>();
             return fn(first, len);

@@ -19,6 +19,14 @@ namespace treefold::kernel::detail {
 template <class T, class Arch, std::size_t H>
 struct butterfly;
 
+/// A butterfly step's operands for operators whose operands swap (simd_impl.hpp).
+template <class T, class Arch, std::size_t H>
+struct swapped_butterfly;
+
+/// Lane l ^ H into lane l (defined, generically, in simd_impl.hpp).
+template <class T, class Arch, std::size_t H>
+struct lane_swap;
+
 /// Even and odd lanes of two registers (defined, generically, in simd_impl.hpp).
 template <class T, class Arch>
 struct deinterleave;
@@ -87,6 +95,86 @@ struct butterfly<T, xsimd::avx512f, H> {
     }
     // The same bits as the floating-point register the instructions take, and back.
     static __m512 bits(const batch& x) { return std::bit_cast<__m512>(x.data); }
+    static batch from(__m512 x) { return std::bit_cast<typename batch::register_type>(x); }
+};
+
+/// avx512f: e is a masked blend (no lane moves); o is an in-lane shuffle at stride 1, a
+/// 128-bit block shuffle at the top stride and a two-source permute otherwise.
+template <class T, std::size_t H>
+    requires(sizeof(T) == 8 || sizeof(T) == 4)
+struct swapped_butterfly<T, xsimd::avx512f, H> {
+    static constexpr bool uses_mask = false;
+    using batch = xsimd::batch<T, xsimd::avx512f>;
+    static constexpr unsigned lanes = 64 / sizeof(T);
+    /// The lanes whose bit H is set (they take b in e).
+    static constexpr unsigned high_mask = [] {
+        unsigned m = 0;
+        for (unsigned l = 0; l < lanes; ++l) {
+            m |= (l & H) != 0 ? 1u << l : 0u;
+        }
+        return m;
+    }();
+    template <class Mask>
+    static void apply(const batch& a, const batch& b, const Mask&, batch& e, batch& o)
+    {
+        if constexpr (sizeof(T) == 8) {
+            const __m512d ad = std::bit_cast<__m512d>(a.data);
+            const __m512d bd = std::bit_cast<__m512d>(b.data);
+            e = from(_mm512_mask_blend_pd(static_cast<__mmask8>(high_mask), ad, bd));
+            if constexpr (H == 1) {
+                o = from(_mm512_shuffle_pd(ad, bd, 0x55)); // a1 b0 a3 b2 ...
+            } else if constexpr (H == 2) {
+                o = from(_mm512_permutex2var_pd(ad, _mm512_setr_epi64(2, 3, 8, 9, 6, 7, 12, 13), bd));
+            } else {
+                o = from(_mm512_shuffle_f64x2(ad, bd, 0x4E)); // a4-7 b0-3
+            }
+        } else {
+            const __m512 af = std::bit_cast<__m512>(a.data);
+            const __m512 bf = std::bit_cast<__m512>(b.data);
+            e = from(_mm512_mask_blend_ps(static_cast<__mmask16>(high_mask), af, bf));
+            if constexpr (H == 8) {
+                o = from(_mm512_shuffle_f32x4(af, bf, 0x4E)); // a8-15 b0-7
+            } else {
+                o = from(_mm512_permutex2var_ps(af, index(), bf));
+            }
+        }
+    }
+    /// Lane l of o takes a_{l^H} where bit H of l is clear, b_{l^H} (index 16 + (l^H)) where set.
+    static __m512i index()
+    {
+        alignas(64) std::int32_t idx[16];
+        for (int l = 0; l < 16; ++l) {
+            const int partner = l ^ static_cast<int>(H);
+            idx[l] = (l & static_cast<int>(H)) != 0 ? 16 + partner : partner;
+        }
+        return _mm512_load_si512(idx);
+    }
+    static batch from(__m512d x) { return std::bit_cast<typename batch::register_type>(x); }
+    static batch from(__m512 x) { return std::bit_cast<typename batch::register_type>(x); }
+};
+
+/// avx512f: lane swaps by immediate shuffles (in-lane below 128 bits, across 128-bit
+/// blocks above 256).
+template <class T, std::size_t H>
+    requires(sizeof(T) == 8 || sizeof(T) == 4)
+struct lane_swap<T, xsimd::avx512f, H> {
+    using batch = xsimd::batch<T, xsimd::avx512f>;
+    static constexpr std::size_t bytes = H * sizeof(T); // the distance moved
+    static batch apply(const batch& v)
+    {
+        const __m512d d = std::bit_cast<__m512d>(v.data);
+        const __m512 f = std::bit_cast<__m512>(v.data);
+        if constexpr (bytes == 4) {
+            return from(_mm512_permute_ps(f, 0xB1));
+        } else if constexpr (bytes == 8) {
+            return from(_mm512_permute_pd(d, 0x55));
+        } else if constexpr (bytes == 16) {
+            return from(_mm512_permutex_pd(d, 0x4E));
+        } else {
+            return from(_mm512_shuffle_f64x2(d, d, 0x4E));
+        }
+    }
+    static batch from(__m512d x) { return std::bit_cast<typename batch::register_type>(x); }
     static batch from(__m512 x) { return std::bit_cast<typename batch::register_type>(x); }
 };
 
