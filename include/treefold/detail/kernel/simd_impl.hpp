@@ -209,7 +209,9 @@ public:
     /// swap: the combination of its full power-of-two pieces (see pieces_node). A piece of W
     /// or more leaves is folded in registers by compile-time butterfly steps and finished by
     /// horizontal steps; shorter pieces are scalar.
-    T run_short(const Leaves& leaves, std::uint64_t len)
+    /// Flattened: the pieces' folds inlined whole are much faster here, whereas the folder's
+    /// main loop streams faster with the compiler's own choice (doc/performance.md).
+    [[gnu::flatten]] T run_short(const Leaves& leaves, std::uint64_t len)
         requires has_short
     {
         return short_pieces<0>(leaves, len);
@@ -272,7 +274,7 @@ protected:
     /// `Count` stratum-(S-1) registers (each over W^S leaves) folded; stratum 0 is a plain
     /// load. Where Count < W, lane g * Count + r holds node g of register r.
     template <unsigned S, std::size_t Count = width>
-    [[gnu::always_inline]] batch fold_group(const Leaves& leaves, std::uint64_t at)
+    batch fold_group(const Leaves& leaves, std::uint64_t at)
     {
         if constexpr (S == 0) {
             return leaves.stream(at);
