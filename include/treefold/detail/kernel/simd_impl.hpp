@@ -201,7 +201,8 @@ public:
     explicit steps(Op& op) : op_(op) { init_masks<1>(); }
 
     /// Nodes shorter than short_below take run_short: operators whose operands swap, on
-    /// registers of 256 bits or more (on sse2's two doubles the scalar tree is faster).
+    /// registers of 256 bits or more (sse2 keeps the scalar tree: two doubles per register
+    /// leave little to gain, and its generic selects were not measured here).
     static constexpr bool has_short = operands_swap<Op, T> && width * sizeof(T) >= 32;
     static constexpr std::uint64_t short_below = 1024;
 
@@ -209,6 +210,7 @@ public:
     /// swap: the combination of its full power-of-two pieces (see pieces_node). A piece of W
     /// or more leaves is folded in registers by compile-time butterfly steps and finished by
     /// horizontal steps; shorter pieces are scalar.
+    ///
     /// Flattened: the pieces' folds inlined whole are much faster here, whereas the folder's
     /// main loop streams faster with the compiler's own choice (doc/performance.md).
     [[gnu::flatten]] T run_short(const Leaves& leaves, std::uint64_t len)
