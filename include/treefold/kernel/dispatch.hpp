@@ -152,8 +152,9 @@ struct dispatch {
     /// permutes, selects and operator calls a node this short cannot amortise
     /// (doc/performance.md, "Small nodes").
     static constexpr std::uint64_t scalar_below = 256;
-    /// Below this the straight-line scalar tree is faster than the SIMD short path for every
-    /// built-in operator (it is called directly, without the architecture's function pointer).
+    /// Below this plus and multiplies keep the straight-line scalar tree too (called directly,
+    /// without the architecture's function pointer): the SIMD short path gains little or
+    /// loses there (doc/performance.md, "Small nodes").
     static constexpr std::uint64_t short_simd_from = 32;
 
     /// Same contract as kernel::scalar::reduce_node.

@@ -46,8 +46,21 @@ struct low_lane {
     static constexpr bool get(unsigned i, unsigned) { return (i & H) == 0; }
 };
 
+/// Lane l of the result is lane l ^ H of v. The generic version is xsimd::swizzle (a
+/// permute with its index in memory on avx512f); lanes_<arch>.hpp specialise it to
+/// immediate-operand shuffles.
+template <class T, class Arch, std::size_t H>
+struct lane_swap {
+    using batch = xsimd::batch<T, Arch>;
+    static batch apply(const batch& v)
+    {
+        using index_batch = xsimd::batch<xsimd::as_unsigned_integer_t<T>, Arch>;
+        return xsimd::swizzle(v, xsimd::make_batch_constant<index_batch, xor_lane<H>>());
+    }
+};
+
 /// The operands of one butterfly step at stride H: e = the left children, o = the right
-/// children (see the file comment). The generic version is xsimd::swizzle plus select;
+/// children (see the file comment). The generic version is lane_swap plus select;
 /// lanes_<arch>.hpp specialise it to do the same lane moves in one native instruction each
 /// where xsimd 8.1 has no two-register permute (they never change a value, only move
 /// lanes). sse2 has none: it takes the generic version.
@@ -55,13 +68,11 @@ template <class T, class Arch, std::size_t H>
 struct butterfly {
     static constexpr bool uses_mask = true;
     using batch = xsimd::batch<T, Arch>;
-    using index_batch = xsimd::batch<xsimd::as_unsigned_integer_t<T>, Arch>;
     template <class Mask>
     static void apply(const batch& a, const batch& b, const Mask& low, batch& e, batch& o)
     {
-        constexpr auto swap = xsimd::make_batch_constant<index_batch, xor_lane<H>>();
-        e = xsimd::select(low, a, xsimd::swizzle(b, swap));
-        o = xsimd::select(low, xsimd::swizzle(a, swap), b);
+        e = xsimd::select(low, a, lane_swap<T, Arch, H>::apply(b));
+        o = xsimd::select(low, lane_swap<T, Arch, H>::apply(a), b);
     }
 };
 
@@ -76,32 +87,16 @@ inline constexpr bool operands_swap = std::is_arithmetic_v<T> && (ops::detail::i
 /// butterfly for an operator whose operands may swap (operands_swap): the same nodes in the
 /// same lanes, but where bit H of the lane is set the right child is the first operand. Then
 /// e = select(low, a, b) moves no lane, and only o needs a lane move: one permute per step
-/// instead of two (the lane moves are what a step costs). Generic: two selects and a swizzle;
-/// lanes_<arch>.hpp specialise it.
+/// instead of two. Generic: two selects and a lane_swap; lanes_<arch>.hpp specialise it.
 template <class T, class Arch, std::size_t H>
 struct swapped_butterfly {
     static constexpr bool uses_mask = true;
     using batch = xsimd::batch<T, Arch>;
-    using index_batch = xsimd::batch<xsimd::as_unsigned_integer_t<T>, Arch>;
     template <class Mask>
     static void apply(const batch& a, const batch& b, const Mask& low, batch& e, batch& o)
     {
-        constexpr auto swap = xsimd::make_batch_constant<index_batch, xor_lane<H>>();
         e = xsimd::select(low, a, b);
-        o = xsimd::swizzle(xsimd::select(low, b, a), swap);
-    }
-};
-
-/// Lane l of the result is lane l ^ H of v. The generic version is xsimd::swizzle (a
-/// permute with its index in memory on avx512f); lanes_<arch>.hpp specialise it to
-/// immediate-operand shuffles.
-template <class T, class Arch, std::size_t H>
-struct lane_swap {
-    using batch = xsimd::batch<T, Arch>;
-    static batch apply(const batch& v)
-    {
-        using index_batch = xsimd::batch<xsimd::as_unsigned_integer_t<T>, Arch>;
-        return xsimd::swizzle(v, xsimd::make_batch_constant<index_batch, xor_lane<H>>());
+        o = lane_swap<T, Arch, H>::apply(xsimd::select(low, b, a));
     }
 };
 
