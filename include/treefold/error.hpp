@@ -22,6 +22,7 @@ namespace treefold {
 
 /// Why a call could not complete, as it travels between ranks.
 struct failure {
+    /// What went wrong (the record's first field; none: no failure).
     enum class code : std::int32_t {
         none = 0,
         local_size = 1, ///< a rank passed the wrong number of values (got, want)
@@ -45,7 +46,7 @@ struct failure {
     /// type name to the room they have (encode's limit).
     static constexpr std::size_t min_record_bytes = head_bytes + 1;
 
-    code what = code::none;
+    code what = code::none;   ///< the kind of failure
     std::int32_t rank = -1;   ///< the rank where it happened (in the call's communicator)
     std::uint64_t got = 0;    ///< local_size: the size that rank passed
     std::uint64_t want = 0;   ///< local_size: the size its block has
@@ -189,6 +190,7 @@ inline failure decode_failure(const char* data, std::size_t n)
 /// threw rethrows the operator's own exception).
 class remote_failure : public std::runtime_error {
 public:
+    /// Carries `f`; what() is f.message().
     explicit remote_failure(const failure& f) : std::runtime_error(f.message()), info(f) {}
     /// The record as it arrived: code, originating rank, sizes, the operator's text.
     failure info;
@@ -202,13 +204,15 @@ public:
 };
 
 /// The ranks did not make the same call: a reduce root out of range (on any rank), or, under
-/// the checking level, roots, calls, element types or operators that differ between ranks.
-/// Thrown on every rank.
+/// the checking level, roots, calls, call forms (blocking against nonblocking), element types
+/// or operators that differ between ranks. Thrown on every rank.
 class call_mismatch : public std::invalid_argument {
 public:
-    /// What differs or is wrong.
-    enum class kind { root, element, op };
+    /// What differs or is wrong (form: a blocking call on some ranks, a nonblocking one on others).
+    enum class kind { root, element, op, form };
+    /// What differs (`k`) and the message naming it (`what`).
     call_mismatch(kind k, const std::string& what) : std::invalid_argument(what), what_differs(k) {}
+    /// What differs or is wrong.
     kind what_differs;
 };
 
@@ -222,8 +226,8 @@ enum class checking {
     /// the root gets the result). An element type that differs between ranks is undefined.
     off,
     /// Every call first checks collectively (one MPI_Allgather of 40 bytes per rank) that
-    /// all ranks make the same call (all_reduce, or reduce to the same root), with the same
-    /// element type (its type name and size) and operator type and the right local sizes,
+    /// all ranks make the same call (all_reduce, or reduce to the same root, blocking on every
+    /// rank or nonblocking on every rank), with the same element type (its type name and size) and operator type and the right local sizes,
     /// and otherwise throws the same std::invalid_argument (call_mismatch, or
     /// local_size_error for a size) on every rank before any message is sent.
     on

@@ -1,6 +1,7 @@
 #ifndef TREEFOLD_TREEFOLD_H
 #define TREEFOLD_TREEFOLD_H
 /**
+ * \file
  * The reproducible reduction from C (C99): the same bits as treefold::reducer
  * (treefold/reducer.hpp) for the same data, for every process count and block layout,
  * because every call here runs that reducer with its default kernel and exchange (or the
@@ -88,6 +89,13 @@ int treefold_context_create_block(MPI_Comm comm, int64_t global_start, int64_t l
 #define TREEFOLD_RANK_ORDER (-1)
 
 /**
+ * The largest "threads" option (treefold_context_create_info): twice the hardware threads of
+ * the largest nodes built (512), since a rank's threads share its node's cores; a larger
+ * value is a typo, refused (MPI_ERR_INFO_VALUE on every rank) rather than started.
+ */
+#define TREEFOLD_MAX_THREADS 1024
+
+/**
  * As treefold_context_create_block (or, with global_start TREEFOLD_RANK_ORDER, as
  * treefold_context_create), with options in an MPI_Info (MPI_INFO_NULL: none):
  *  - "exchange": how the ranks' partial results meet. "automatic" (the default: the fastest
@@ -95,9 +103,11 @@ int treefold_context_create_block(MPI_Comm comm, int64_t global_start, int64_t l
  *    "native", "binomial", "direct", "dual4", "schedule_rd". Every exchange gives the same
  *    bits; it must be the same on every rank (else MPI_ERR_ARG on every rank). It overrides
  *    TREEFOLD_EXCHANGE in the environment.
- *  - "threads": a positive integer, the threads this rank's local values are reduced on (the
- *    same bits for every count; ranks may differ). For a user-created MPI_Op, more than one
- *    thread needs MPI_THREAD_MULTIPLE (MPI_Reduce_local runs on several threads).
+ *  - "threads": a positive integer up to TREEFOLD_MAX_THREADS, the threads this rank's local
+ *    values are reduced on (the same bits for every count; ranks may differ). For a
+ *    user-created MPI_Op, more than one thread needs MPI_THREAD_MULTIPLE (MPI_Reduce_local
+ *    runs on several threads). A rank that cannot start its threads fails the creation on
+ *    every rank (MPI_ERR_NO_MEM).
  *  - "kernel": the local kernel this rank's values are reduced with: "best" (the default: the
  *    best SIMD kernel of this CPU, the scalar one for short runs and where there is no SIMD
  *    form), "scalar" (one value at a time), or one architecture's SIMD kernel, "sse2",
@@ -179,10 +189,14 @@ typedef struct treefold_request_s* treefold_request;
  * MPI library. `local` and `result` must stay valid, and `local` unmodified, until
  * treefold_wait or treefold_test completes the request; the context takes no other call
  * meanwhile. Collective (every rank starts it, in the same order as its other calls on the
- * context); the same bits as the blocking call. The call's errors (a NULL buffer on some
- * rank, a failing user op) are returned on every rank by the completing treefold_wait or
- * treefold_test; errors returned here (NULL context or request, a row context: MPI_ERR_ARG;
- * a bad root) leave *request NULL and are local, like those of the blocking calls.
+ * context); the same bits as the blocking call. The call's errors (a NULL buffer or
+ * MPI_IN_PLACE on some rank: MPI_ERR_BUFFER; a reduce root outside [0, p) on some rank:
+ * MPI_ERR_ROOT; a failing user op) are returned on every rank by the completing treefold_wait
+ * or treefold_test. With TREEFOLD_CHECK=1, roots that differ (MPI_ERR_ROOT) and a nonblocking
+ * call on some ranks against a blocking one on others (MPI_ERR_ARG) are returned here, on
+ * every rank. Errors returned here otherwise (NULL context or request, a row context:
+ * MPI_ERR_ARG; a call already in flight on the context: MPI_ERR_PENDING) leave *request NULL
+ * and are local: this rank took no part in the call.
  */
 int treefold_iallreduce_ctx(treefold_context ctx, const void* local, void* result, treefold_request* request);
 
@@ -193,7 +207,11 @@ int treefold_ireduce_ctx(treefold_context ctx, const void* local, void* result, 
  * Completes *request, writes its result and sets *request to NULL (a NULL *request returns
  * MPI_SUCCESS at once, like MPI_REQUEST_NULL). Returns the call's error class, as the
  * blocking call would. Every started request must be completed before its context is
- * destroyed.
+ * destroyed (treefold_context_destroy refuses with MPI_ERR_PENDING until then). A request
+ * handle names its context's one call slot: a copy of a request waited for after the
+ * original returns MPI_ERR_REQUEST, unless a newer call on the same context is in flight,
+ * which that copy then completes (MPI leaves copies of requests undefined; keep one handle
+ * per call). No copy may be used after its context is destroyed.
  */
 int treefold_wait(treefold_request* request);
 
@@ -219,7 +237,8 @@ int64_t treefold_context_global_count(treefold_context ctx);
 /**
  * Frees the context and sets *ctx to NULL (a NULL *ctx is allowed). It frees the context's
  * duplicate communicators, so every rank should destroy its context, as with MPI_Comm_free.
- * A context must be destroyed before MPI_Finalize.
+ * A context must be destroyed before MPI_Finalize. A context whose nonblocking call is in
+ * flight is not destroyed: MPI_ERR_PENDING, *ctx unchanged (complete the call, then destroy).
  */
 int treefold_context_destroy(treefold_context* ctx);
 

@@ -160,9 +160,10 @@ public:
     virtual void all_reduce(const void* local, bool ok, void* result) = 0;
     /// The reduction into *result on `root` (result untouched elsewhere).
     virtual void reduce(const void* local, bool ok, void* result, int root) = 0;
-    /// Starts all_reduce (root < 0) or reduce to `root` without waiting (reducer::iall_reduce,
-    /// ireduce); `local` and `result` must stay valid until the call is finished.
-    virtual std::unique_ptr<pending> start(const void* local, bool ok, void* result, int root) = 0;
+    /// Starts all_reduce (no root) or reduce to `root` (any int: one out of range fails on
+    /// every rank) without waiting (reducer::iall_reduce, ireduce); `local` and `result` must
+    /// stay valid until the call is finished.
+    virtual std::unique_ptr<pending> start(const void* local, bool ok, void* result, std::optional<int> root) = 0;
     /// The context's own buffer of local_count elements (allocated on first use).
     virtual void* buffer() = 0;
     /// The reducer's threads option (reducer::set_threads) and its current value.
@@ -259,13 +260,13 @@ public:
         }
     }
 
-    std::unique_ptr<pending> start(const void* local, bool ok, void* result, int root) override
+    std::unique_ptr<pending> start(const void* local, bool ok, void* result, std::optional<int> root) override
     {
         const kernel_scope scope(kernel); // (the local kernel runs before start returns)
-        if (root < 0) {
+        if (!root) {
             return std::make_unique<started<T>>(reducer_.iall_reduce(span_of(local, ok)), result);
         }
-        return std::make_unique<started<std::optional<T>>>(reducer_.ireduce(span_of(local, ok), root), result);
+        return std::make_unique<started<std::optional<T>>>(reducer_.ireduce(span_of(local, ok), *root), result);
     }
 
     void set_threads(std::size_t threads) override
@@ -356,7 +357,7 @@ public:
         return buffer_.empty() ? nullptr : buffer_.data();
     }
 
-    std::unique_ptr<pending> start(const void*, bool, void*, int) override
+    std::unique_ptr<pending> start(const void*, bool, void*, std::optional<int>) override
     {
         throw std::logic_error("treefold: no nonblocking call on rows (internal error: the C API refuses it)");
     }

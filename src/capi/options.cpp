@@ -1,6 +1,8 @@
 // treefold_context_create_info's options (options.hpp).
 #include "options.hpp"
 
+#include "treefold/treefold.h"
+
 #include "treefold/exchange/automatic.hpp"
 #include "treefold/kernel/simd.hpp"
 
@@ -118,7 +120,11 @@ context_options read_options(MPI_Info info, local_check& check)
             std::size_t threads = 0;
             const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), threads);
             if (ec != std::errc{} || end != value.data() + value.size() || threads == 0) {
-                bad(MPI_ERR_INFO_VALUE, "treefold: option threads=" + value + " is not a positive integer");
+                bad(MPI_ERR_INFO_VALUE, "treefold: option threads=" + value + " is not a positive integer" +
+                                            (ec == std::errc::result_out_of_range ? " of a usable size" : ""));
+            } else if (threads > TREEFOLD_MAX_THREADS) {
+                bad(MPI_ERR_INFO_VALUE, "treefold: option threads=" + value + " exceeds TREEFOLD_MAX_THREADS (" +
+                                            std::to_string(TREEFOLD_MAX_THREADS) + ")");
             } else {
                 options.threads = threads;
             }

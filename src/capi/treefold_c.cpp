@@ -23,20 +23,25 @@
 #include <exception>
 #include <memory>
 #include <new>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
-struct treefold_context_s {
-    std::unique_ptr<treefold::capi::detail::context> impl;
-};
-
+// A context takes one call at a time, so its one request lives in it: a treefold_request is a
+// pointer to that slot, never freed by treefold_wait, so a waited copy of a request finds the
+// slot empty (MPI_ERR_REQUEST) instead of freed memory.
 struct treefold_request_s {
-    std::unique_ptr<treefold::capi::detail::pending> call;
+    std::unique_ptr<treefold::capi::detail::pending> call; // null: no call in flight
     bool ok = true; // false: this rank's buffers were unusable (the call still takes part)
     const char* what_is_wrong = nullptr;
+};
+
+struct treefold_context_s {
+    std::unique_ptr<treefold::capi::detail::context> impl;
+    treefold_request_s request;
 };
 
 namespace treefold::capi::detail {
@@ -171,6 +176,8 @@ int fail_current_exception(bool during_call)
             return fail(MPI_ERR_TYPE, e.what());
         case call_mismatch::kind::op:
             return fail(MPI_ERR_OP, e.what());
+        case call_mismatch::kind::form:
+            return fail(MPI_ERR_ARG, e.what());
         }
         return fail(MPI_ERR_ARG, e.what());
     } catch (const mpi_call_error& e) {
@@ -395,8 +402,18 @@ int create(MPI_Comm comm, const std::int64_t* start, std::int64_t count, MPI_Dat
             ctx->impl = make_any_context(c, std::move(layout), args, op, type, static_cast<std::uint64_t>(width));
         }
         ctx->impl->kernel = options.kernel;
+        // Starting the threads can fail on one rank after the ranks agreed; every rank learns
+        // of it (one more small all-gather), so no rank returns a context the others lack.
+        local_check started;
         if (options.threads > 1) {
-            ctx->impl->set_threads(options.threads);
+            try {
+                ctx->impl->set_threads(options.threads);
+            } catch (const std::exception& e) {
+                started.error_class = MPI_ERR_NO_MEM;
+                started.message = std::string("treefold: this rank could not start ") + std::to_string(options.threads) +
+                                  " threads (" + e.what() + ")";
+            }
+            (void)agree(net::private_communicator(c), started);
         }
         *out = ctx.release();
         return succeed();
@@ -546,8 +563,38 @@ int treefold_context_create_info(MPI_Comm comm, int64_t global_start, int64_t lo
 
 namespace {
 
+/// MPI_ERR_PENDING (with the message set) when `ctx` has a nonblocking call in flight, for
+/// `what` ("a blocking call", ...); MPI_SUCCESS otherwise.
+int check_idle(treefold_context ctx, const char* what)
+{
+    if (ctx->request.call) {
+        return fail(MPI_ERR_PENDING, std::string("treefold: ") + what +
+                                         " on a context whose nonblocking call is in flight (complete it with "
+                                         "treefold_wait or treefold_test first)");
+    }
+    return MPI_SUCCESS;
+}
+
+/// What is wrong with a context call's buffers on this rank (nullptr: nothing). `root` < 0:
+/// an allreduce. MPI_IN_PLACE is no context call's buffer (the context knows the count, so
+/// `local` is read and `result` written separately).
+const char* call_buffer_problem(const context& c, const void* local, const void* result, int root)
+{
+    if (local == MPI_IN_PLACE) {
+        return "treefold: MPI_IN_PLACE is not a context call's local buffer (pass the values; result may alias them)";
+    }
+    if (local == nullptr && c.local_count > 0) {
+        return "treefold: this rank passed a NULL local buffer with a positive local count";
+    }
+    if (result == nullptr && (root < 0 || c.rank == root)) {
+        return root < 0 ? "treefold: this rank passed a NULL result" : "treefold: the root passed a NULL result";
+    }
+    return nullptr;
+}
+
 /// treefold_iallreduce_ctx (`rooted` false) and treefold_ireduce_ctx (a negative root is
-/// MPI_ERR_ROOT, never an allreduce).
+/// MPI_ERR_ROOT, never an allreduce). A root out of range and unusable buffers take part in
+/// the call as this rank's failure, so every rank learns of them through its request.
 int start_call(treefold_context ctx, const void* local, void* result, bool rooted, int root, treefold_request* request)
 {
     if (request == nullptr) {
@@ -561,23 +608,20 @@ int start_call(treefold_context ctx, const void* local, void* result, bool roote
     if (c.width != 1) {
         return fail(MPI_ERR_ARG, "treefold: nonblocking calls take a context of one value per index, not rows");
     }
-    if (rooted && (root < 0 || root >= c.size)) {
-        return fail(MPI_ERR_ROOT, "treefold: reduce root " + std::to_string(root) +
-                                      " is not a rank of a communicator of size " + std::to_string(c.size));
+    if (const int rc = check_idle(ctx, rooted ? "treefold_ireduce_ctx" : "treefold_iallreduce_ctx");
+        rc != MPI_SUCCESS) {
+        return rc;
     }
-    if (!rooted) {
-        root = -1; // context::start's allreduce
-    }
-    auto started = std::make_unique<treefold_request_s>();
-    started->ok = (local != nullptr || c.local_count == 0) && (result != nullptr || (root >= 0 && c.rank != root));
-    started->what_is_wrong = root < 0 ? "treefold: this rank passed a NULL local or result buffer"
-                                      : "treefold: this rank passed a NULL local buffer (or a NULL result on the root)";
+    treefold_request_s& slot = ctx->request;
+    // (call_buffer_problem reads a negative root as allreduce; a root that is no rank needs no result)
+    slot.what_is_wrong = call_buffer_problem(c, local, result, !rooted ? -1 : root < 0 ? c.size : root);
+    slot.ok = slot.what_is_wrong == nullptr;
     try {
-        started->call = c.start(local, started->ok, result, root);
-    } catch (...) {
-        return fail_current_exception(true);
+        slot.call = c.start(slot.ok ? local : nullptr, slot.ok, result, rooted ? std::optional<int>(root) : std::nullopt);
+    } catch (...) { // (the checks of TREEFOLD_CHECK fail here, on every rank)
+        return slot.ok ? fail_current_exception(true) : fail(MPI_ERR_BUFFER, slot.what_is_wrong);
     }
-    *request = started.release();
+    *request = &slot;
     return succeed();
 }
 
@@ -601,8 +645,13 @@ int treefold_wait(treefold_request* request)
     if (*request == nullptr) {
         return succeed();
     }
-    const std::unique_ptr<treefold_request_s> done(std::exchange(*request, nullptr));
-    return run_call(done->ok, done->what_is_wrong, [&] { done->call->finish(); });
+    treefold_request_s& slot = *std::exchange(*request, nullptr);
+    if (!slot.call) {
+        return fail(MPI_ERR_REQUEST, "treefold: this request is not active (already completed: a copy of a request "
+                                     "waited for after the original?)");
+    }
+    const std::unique_ptr<pending> call = std::move(slot.call);
+    return run_call(slot.ok, slot.what_is_wrong, [&] { call->finish(); });
 }
 
 int treefold_test(treefold_request* request, int* flag)
@@ -611,7 +660,7 @@ int treefold_test(treefold_request* request, int* flag)
         return fail(MPI_ERR_ARG, "treefold: NULL pointer to a request or flag");
     }
     *flag = 0;
-    if (*request != nullptr) {
+    if (*request != nullptr && (*request)->call) {
         try {
             if (!(*request)->call->test()) {
                 return succeed();
@@ -674,10 +723,13 @@ int treefold_allreduce_ctx(treefold_context ctx, const void* local, void* result
     if (ctx == nullptr) {
         return fail(MPI_ERR_ARG, "treefold: NULL context");
     }
+    if (const int rc = check_idle(ctx, "treefold_allreduce_ctx"); rc != MPI_SUCCESS) {
+        return rc;
+    }
     context& c = *ctx->impl;
-    const bool ok = result != nullptr && (local != nullptr || c.local_count == 0);
-    return run_call(ok, "treefold: this rank passed a NULL local or result buffer",
-                    [&] { c.all_reduce(local, ok, result); });
+    const char* const problem = call_buffer_problem(c, local, result, -1);
+    const bool ok = problem == nullptr;
+    return run_call(ok, problem, [&] { c.all_reduce(ok ? local : nullptr, ok, result); });
 }
 
 int treefold_reduce_ctx(treefold_context ctx, const void* local, void* result, int root)
@@ -685,11 +737,14 @@ int treefold_reduce_ctx(treefold_context ctx, const void* local, void* result, i
     if (ctx == nullptr) {
         return fail(MPI_ERR_ARG, "treefold: NULL context");
     }
+    if (const int rc = check_idle(ctx, "treefold_reduce_ctx"); rc != MPI_SUCCESS) {
+        return rc;
+    }
     context& c = *ctx->impl;
     // A root out of range takes part too: the reduction fails on every rank (MPI_ERR_ROOT).
-    const bool ok = (local != nullptr || c.local_count == 0) && (result != nullptr || c.rank != root);
-    return run_call(ok, "treefold: this rank passed a NULL local buffer (or a NULL result on the root)",
-                    [&] { c.reduce(local, ok, result, root); });
+    const char* const problem = call_buffer_problem(c, local, result, root);
+    const bool ok = problem == nullptr;
+    return run_call(ok, problem, [&] { c.reduce(ok ? local : nullptr, ok, result, root); });
 }
 
 void* treefold_context_buffer(treefold_context ctx)
@@ -719,6 +774,11 @@ int treefold_context_destroy(treefold_context* ctx)
 {
     if (ctx == nullptr) {
         return fail(MPI_ERR_ARG, "treefold: NULL pointer to a context");
+    }
+    if (*ctx != nullptr) {
+        if (const int rc = check_idle(*ctx, "treefold_context_destroy"); rc != MPI_SUCCESS) {
+            return rc; // the context stays valid: its call is still completed by treefold_wait
+        }
     }
     try {
         delete *ctx;

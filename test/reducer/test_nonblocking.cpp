@@ -14,6 +14,7 @@
 #include <boost/mpi/nonblocking.hpp>
 
 #include <atomic>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -232,4 +233,78 @@ BOOST_AUTO_TEST_CASE(one_reducer_from_two_threads_is_refused)
     other.join();
     BOOST_CHECK_EQUAL(first, 6.0);
     BOOST_CHECK_MESSAGE(second.find("two threads") != std::string::npos, "second thread: " << second);
+}
+
+BOOST_AUTO_TEST_CASE(destroying_the_reducer_first_completes_the_call)
+{
+    // A reducer destroyed with its call in flight completes the call there (every rank's MPI
+    // reduction finishes; nothing runs on freed memory) and the request's wait() throws
+    // std::logic_error naming the cause; it was a use-after-free. The ranks stay in step: a
+    // new reducer on the same communicator gives the right bits. Half the ranks destroy first.
+    const auto& w = testing::world();
+    const std::uint64_t n = 230;
+    const auto xs = mixed(n);
+    const auto l = layout::block_layout::from_counts(layout::even_upper(n, w.size()));
+    const auto local = block_of(xs, l, w.rank());
+    const bool early = w.rank() % 2 == 0;
+    std::optional<request<double, double>> req;
+    std::optional<request<double, std::optional<double>>> rooted;
+    {
+        reducer<double, ops::plus, kernel::best, exchange::direct> r(w, l);
+        req.emplace(r.iall_reduce(local));
+        auto moved = std::move(*req); // the reducer follows a moved request
+        req.emplace(std::move(moved));
+        if (!early) {
+            BOOST_CHECK_EQUAL(testing::bits_of(req->wait()),
+                              testing::bits_of(testing::oracle_reduce(xs, std::plus<double>())));
+            req.reset();
+        }
+    }
+    if (early) {
+        BOOST_CHECK(req->test());
+        std::string why;
+        try {
+            (void)req->wait();
+        } catch (const std::logic_error& e) {
+            why = e.what();
+        }
+        BOOST_CHECK_MESSAGE(why.find("destroyed first") != std::string::npos, "rank " << w.rank() << ": " << why);
+    }
+    {
+        reducer<double> r(w, l);
+        rooted.emplace(r.ireduce(local, 0));
+    } // every rank destroys first
+    BOOST_CHECK_THROW((void)rooted->wait(), std::logic_error);
+    reducer<double> again(w, l);
+    BOOST_CHECK_EQUAL(testing::bits_of(again.all_reduce(local)),
+                      testing::bits_of(testing::oracle_reduce(xs, std::plus<double>())));
+}
+
+BOOST_AUTO_TEST_CASE(checked_calls_catch_a_nonblocking_call_against_a_blocking_one)
+{
+    // Under checking::on, iall_reduce on one rank against all_reduce on the others (it was a
+    // hang) is call_mismatch of kind form on every rank, and the next call runs in step.
+    const auto& w = testing::world();
+    if (w.size() < 2) {
+        return;
+    }
+    const std::uint64_t n = 100;
+    const auto xs = mixed(n);
+    const auto l = layout::block_layout::from_counts(layout::even_lower(n, w.size()));
+    const auto local = block_of(xs, l, w.rank());
+    reducer<double> r(w, l, ops::plus{}, checking::on);
+    std::string why;
+    try {
+        if (w.rank() == w.size() - 1) {
+            (void)r.iall_reduce(local).wait();
+        } else {
+            (void)r.all_reduce(local);
+        }
+    } catch (const call_mismatch& e) {
+        BOOST_CHECK(e.what_differs == call_mismatch::kind::form);
+        why = e.what();
+    }
+    BOOST_CHECK_MESSAGE(why.find("nonblocking") != std::string::npos, "rank " << w.rank() << ": '" << why << "'");
+    BOOST_CHECK_EQUAL(testing::bits_of(r.all_reduce(local)),
+                      testing::bits_of(testing::oracle_reduce(xs, std::plus<double>())));
 }

@@ -55,6 +55,26 @@ public:
     {
     }
 
+    reduction_core(reduction_core&&) = default;
+    reduction_core& operator=(reduction_core&&) = default;
+    reduction_core(const reduction_core&) = delete;
+    reduction_core& operator=(const reduction_core&) = delete;
+
+    /// A nonblocking call still in flight is completed here (this rank's part of the
+    /// collective; the other ranks complete theirs as usual) and its request told, so that the
+    /// MPI progress engine never runs into a destroyed plan and the request's wait() throws
+    /// instead of reading freed memory.
+    ~reduction_core()
+    {
+        if (in_flight_.on) {
+            try {
+                (void)finish();
+            } catch (...) { // (the result and its errors are dropped, as request's destructor does)
+            }
+            this->orphan();
+        }
+    }
+
     /// The reduction on every rank. `local` is what the plan indexes by element; `values` is
     /// the length of the caller's span (checked against the block).
     template <class Kernel, class Op>
@@ -91,9 +111,9 @@ public:
         if constexpr (std::is_trivially_copyable_v<T>) {
             busy.emplace(busy_, false);
             ++calls_; // (the eager path counts in all_reduce / reduce)
-            check_call<Op>(values, root.value_or(-1));
+            check_call<Op>(values, root.value_or(-1), true);
         }
-        if (in_flight_) {
+        if (in_flight_.on) {
             throw std::logic_error("treefold: this reducer already has a nonblocking call in flight");
         }
         eager_.reset();
@@ -113,7 +133,7 @@ public:
                 eager_error_ = std::current_exception();
             }
         }
-        in_flight_ = true;
+        in_flight_.on = true;
         return this;
     }
 
@@ -159,7 +179,7 @@ private:
     template <class Kernel, class Op>
     std::optional<T> run_everywhere(const T* local, std::size_t values, Op& op, std::optional<int> root)
     {
-        const in_use busy(busy_, in_flight_);
+        const in_use busy(busy_, in_flight_.on);
         const net::call_scope call(++calls_); // first: every rank counts the call, even one that throws here
         check_call<Op>(values, root.value_or(-1));
         std::optional<failure> failed = prepare(values, root);
@@ -173,17 +193,17 @@ private:
     }
 
     /// Starts a call's counters; with checks on, verifies collectively that every rank makes
-    /// this call (root < 0: all_reduce) with the same element and operator types and its
-    /// right size.
+    /// this call (root < 0: all_reduce; blocking or nonblocking) with the same element and
+    /// operator types and its right size.
     template <class Op>
-    void check_call(std::size_t values, int root)
+    void check_call(std::size_t values, int root, bool nonblocking = false)
     {
         last_ = {};
         if (check_) {
             net::check_same_call(comm_,
                                  {root, static_cast<std::int64_t>(values),
                                   static_cast<std::int64_t>(local_count() * width_), type_hash<Op>(),
-                                  type_hash<T>() ^ (sizeof(T) * width_)},
+                                  type_hash<T>() ^ (sizeof(T) * width_), nonblocking},
                                  last_);
         }
     }
@@ -241,7 +261,7 @@ private:
 
     std::optional<T> finish() override
     {
-        in_flight_ = false;
+        in_flight_.on = false;
         if constexpr (std::is_trivially_copyable_v<T>) {
             exchange::outcome<T> out = nonblocking_plan().finish();
             throw_if_failed(out.failed, own_error_);
@@ -297,7 +317,19 @@ private:
     std::uint32_t calls_ = 0; // calls made: the number in the tags of this call's messages (net/tags.hpp)
     // Nonblocking calls.
     std::unique_ptr<exchange::native::plan<T>> nonblocking_plan_; // a tree plan, never made, for serialised T
-    bool in_flight_ = false;
+    /// A nonblocking call has started and not finished; a moved-from core has none (its
+    /// destructor must not complete the call the new owner holds).
+    struct flight_flag {
+        bool on = false;
+        flight_flag() = default;
+        flight_flag(flight_flag&& other) noexcept : on(std::exchange(other.on, false)) {}
+        flight_flag& operator=(flight_flag&& other) noexcept
+        {
+            on = std::exchange(other.on, false);
+            return *this;
+        }
+    };
+    flight_flag in_flight_;
     std::optional<int> root_; // the nonblocking call's root (none: all_reduce)
     busy_flag busy_; // a blocking call or a start is running (in_use)
     std::optional<T> eager_; // serialised T: the result of a call that completed at once

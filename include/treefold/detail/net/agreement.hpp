@@ -53,16 +53,20 @@ struct call_signature {
     std::int64_t expected = 0;   ///< the size of this rank's block
     std::uint64_t op_identity = 0; ///< a hash of the operator's type name
     std::uint64_t element_identity = 0; ///< a hash of the element type's name and size
+    bool nonblocking = false;    ///< iall_reduce / ireduce rather than all_reduce / reduce
 };
 
 /// Collective (one MPI_Allgather of 40 bytes per rank): throws the same exception on every
-/// rank if the ranks' roots, element types or operator types differ (call_mismatch) or any
-/// rank's size is wrong (local_size_error). Every rank decides from the same gathered data,
-/// so all throw or none does.
+/// rank if the ranks' roots, call forms, element types or operator types differ
+/// (call_mismatch) or any rank's size is wrong (local_size_error). Every rank decides from the
+/// same gathered data, so all throw or none does.
 inline void check_same_call(const boost::mpi::communicator& comm, const call_signature& mine, counters& count)
 {
     constexpr int fields = 5;
-    const std::int64_t row[fields] = {mine.root, mine.values, mine.expected, static_cast<std::int64_t>(mine.op_identity),
+    // The call form rides in the root's field (a root is below 2^31), so the gather stays 40 bytes.
+    constexpr std::int64_t nonblocking_bit = std::int64_t{1} << 40;
+    const std::int64_t row[fields] = {mine.root + (mine.nonblocking ? nonblocking_bit : 0), mine.values, mine.expected,
+                                      static_cast<std::int64_t>(mine.op_identity),
                                       static_cast<std::int64_t>(mine.element_identity)};
     std::vector<std::int64_t> rows(fields * static_cast<std::size_t>(comm.size()));
     boost::mpi::all_gather(comm, row, fields, rows.data());
@@ -71,11 +75,19 @@ inline void check_same_call(const boost::mpi::communicator& comm, const call_sig
     std::vector<call_signature> all(static_cast<std::size_t>(comm.size()));
     for (std::size_t r = 0; r < all.size(); ++r) {
         const std::int64_t* x = rows.data() + fields * r;
-        all[r] = {x[0], x[1], x[2], static_cast<std::uint64_t>(x[3]), static_cast<std::uint64_t>(x[4])};
+        const bool nonblocking = x[0] >= nonblocking_bit / 2;
+        all[r] = {nonblocking ? x[0] - nonblocking_bit : x[0], x[1], x[2], static_cast<std::uint64_t>(x[3]),
+                  static_cast<std::uint64_t>(x[4]), nonblocking};
     }
     using kind = call_mismatch::kind;
     for (std::size_t r = 0; r < all.size(); ++r) {
         const call_signature& s = all[r];
+        if (s.nonblocking != all[0].nonblocking) {
+            auto form = [](bool nonblocking) { return nonblocking ? "a nonblocking call" : "a blocking call"; };
+            throw call_mismatch(kind::form, "treefold (TREEFOLD_CHECK): rank 0 made " + std::string(form(all[0].nonblocking)) +
+                                                " but rank " + std::to_string(r) + " made " + form(s.nonblocking) +
+                                                " (iall_reduce/ireduce against all_reduce/reduce)");
+        }
         if (s.root != all[0].root) {
             auto name = [](std::int64_t root) { return root < 0 ? std::string("all_reduce") : "reduce to " + std::to_string(root); };
             throw call_mismatch(kind::root, "treefold (TREEFOLD_CHECK): rank 0 called " + name(all[0].root) +
