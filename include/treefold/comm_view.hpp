@@ -33,6 +33,7 @@ public:
 
     /// The communicator as Boost.MPI sees it.
     const boost::mpi::communicator& get() const { return attached_ ? *attached_ : *ref_; }
+    /// The communicator as Boost.MPI sees it (get(), implicitly).
     operator const boost::mpi::communicator&() const { return get(); }
     /// This process's rank in the communicator.
     int rank() const { return get().rank(); }

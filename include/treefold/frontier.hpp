@@ -79,10 +79,15 @@ public:
 
     /// The number of elements of the tree the nodes belong to.
     index_tree::index_t tree_size() const { return n_; }
+    /// The number of nodes held.
     std::size_t node_count() const { return nodes_.size(); }
+    /// Whether no node is held.
     bool empty() const { return nodes_.empty(); }
+    /// The nodes, left to right (parallel to values()).
     std::span<const index_tree::node> nodes() const { return nodes_; }
+    /// The nodes' values, left to right (parallel to nodes()).
     std::span<const T> values() const { return values_; }
+    /// The rightmost node (nodes must be non-empty).
     const index_tree::node& back_node() const { return nodes_.back(); }
     /// First index covered (nodes must be non-empty).
     index_tree::index_t begin_index() const { return nodes_.front().x; }

@@ -75,10 +75,10 @@ template <transportable T, reduction_operator<T> Op = ops::plus, kernel_policy<T
 class reducer {
 
 public:
-    using value_type = T;
-    using operator_type = Op;
-    using kernel_type = Kernel;
-    using exchange_type = Exchange;
+    using value_type = T;             ///< The element type reduced.
+    using operator_type = Op;         ///< The reduction operator.
+    using kernel_type = Kernel;       ///< The local kernel policy (reduces this rank's block).
+    using exchange_type = Exchange;   ///< The exchange policy (combines the ranks' partial results).
 
     /// Plans the reduction (collective over `comm`); see the class comment for the checks.
     /// `checks` sets the opt-in per-call checks (treefold::checking; by default
@@ -299,8 +299,10 @@ using operand_t = std::remove_cvref_t<decltype(operand_of<std::decay_t<Op>>(0))>
 /// operator(), or a function pointer): `treefold::reducer r(comm, layout, op);`.
 template <class Op>
 reducer(comm_view, layout::block_layout, Op) -> reducer<detail::operand_t<Op>, Op>;
+/// As above, for the constructor that takes N (blocks by dist::even_upper) and the operator.
 template <class Op>
 reducer(comm_view, std::uint64_t, Op) -> reducer<detail::operand_t<Op>, Op>;
+/// As above, for the constructor that takes N, a distribution policy D and the operator.
 template <layout::distribution_policy D, class Op>
 reducer(comm_view, std::uint64_t, D, Op) -> reducer<detail::operand_t<Op>, Op>;
 

@@ -229,9 +229,9 @@ class row_reducer {
     static_assert(transportable<row<T>>);
 
 public:
-    using value_type = T;
-    using operator_type = Op;
-    using exchange_type = Exchange;
+    using value_type = T;           ///< The type of one value of a row.
+    using operator_type = Op;       ///< The operator, applied column by column.
+    using exchange_type = Exchange; ///< The exchange policy (combines the ranks' partial rows).
 
     /// Plans the reduction of rows of `k` values (collective over `comm`); k must be > 0.
     row_reducer(comm_view comm, layout::block_layout layout, std::size_t k, Op op = Op{})

@@ -2,6 +2,8 @@
 // walk, broadcast, delivery, transport and failure framing are net/'s; this file plans the
 // buffers and combines with MPI_Reduce_local (raw MPI: MPI_Op has no Boost.MPI form).
 
+// This file defines the deprecated old names too, so it declares them.
+#define TREEFOLD_OLD_RANK_ORDERED_NAMES
 #include "treefold/collective/reduce.h"
 #include "treefold/collective/tree_reduce.hpp"
 #include "treefold/detail/net/comm.hpp"

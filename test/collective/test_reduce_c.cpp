@@ -3,6 +3,8 @@
 #include <boost/test/unit_test.hpp>
 
 #include "support/mpi_test.hpp"
+// One test still calls the deprecated old names (treefold_allreduce_fibonacci, ...).
+#define TREEFOLD_OLD_RANK_ORDERED_NAMES
 #include "treefold/collective/reduce.h"
 #include "treefold/collective/tree_reduce.hpp"
 #include "treefold/topology/tree_shape.hpp"

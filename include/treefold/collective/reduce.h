@@ -1,14 +1,16 @@
 #ifndef TREEFOLD_COLLECTIVE_REDUCE_H
 #define TREEFOLD_COLLECTIVE_REDUCE_H
 /**
+ * \file
  * Rank-ordered tree reductions with the MPI_Reduce and MPI_Allreduce signatures
  * (C-compatible): element-wise, like MPI's, each rank's `count` elements combined with the
  * other ranks' in rank order. Not the reproducible reduction of treefold/treefold.h
  * (treefold_allreduce, treefold_context_*), which reduces all N values of a distributed
  * array along the global index and gives the same bits for every p; these give the same
  * bits from call to call for one p and shape. Hence the distinct prefix
- * treefold_rank_ordered_ (the old names treefold_reduce_<shape> and
- * treefold_allreduce_<shape> remain, deprecated).
+ * treefold_rank_ordered_ (the old names treefold_reduce_<shape>, treefold_allreduce_<shape>,
+ * treefold_reduce_counters and treefold_reduce_last_counters remain, deprecated, but are
+ * declared only when TREEFOLD_OLD_RANK_ORDERED_NAMES is defined before this header).
  *
  * Each treefold_rank_ordered_reduce_* function reduces `count` elements of `datatype` from every rank of `comm` with `op`
  * and leaves the result in `recvbuf` on `root`, exactly like MPI_Reduce, along a fixed
@@ -67,35 +69,44 @@ int treefold_rank_ordered_reduce_inorder(const void* sendbuf, void* recvbuf, int
                             MPI_Op op, int root, MPI_Comm comm);
 
 /**
- * The reduction-trees document's Fibonacci and binary trees: the complete tree of the next
- * size up, cut at p (topology::truncated_fibonacci, topology::truncated_binary).
+ * The reduction-trees document's Fibonacci tree: the complete Fibonacci tree of the next
+ * size up, cut at p (topology::truncated_fibonacci).
  */
 int treefold_rank_ordered_reduce_truncated_fibonacci(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
                                         MPI_Op op, int root, MPI_Comm comm);
+/**
+ * The reduction-trees document's binary tree: the complete binary tree of the next size up,
+ * cut at p (topology::truncated_binary).
+ */
 int treefold_rank_ordered_reduce_truncated_binary(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
                                      MPI_Op op, int root, MPI_Comm comm);
 
 /**
- * Allreduce with the MPI_Allreduce signature: the reduction along the shape to its root,
- * then a binomial broadcast, so every rank gets the same bits. MPI_IN_PLACE is allowed on
- * every rank. The errors are those above without MPI_ERR_ROOT; a buffer error (NULL sendbuf
- * or recvbuf with count > 0) on any rank makes every rank return MPI_ERR_BUFFER, because
- * the failure marker is broadcast in place of the result.
+ * Allreduce with the MPI_Allreduce signature: the reduction along the shape (here the
+ * binomial tree) to its root, then a binomial broadcast, so every rank gets the same bits.
+ * MPI_IN_PLACE is allowed on every rank. The errors are those above without MPI_ERR_ROOT; a
+ * buffer error (NULL sendbuf or recvbuf with count > 0) on any rank makes every rank return
+ * MPI_ERR_BUFFER, because the failure marker is broadcast in place of the result. Collective.
  */
 int treefold_rank_ordered_allreduce_binomial(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                                 MPI_Comm comm);
+/** As treefold_rank_ordered_allreduce_binomial, reducing along the Fibonacci tree. */
 int treefold_rank_ordered_allreduce_fibonacci(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                                  MPI_Comm comm);
+/** As treefold_rank_ordered_allreduce_binomial, reducing along the complete binary tree. */
 int treefold_rank_ordered_allreduce_binary(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                               MPI_Comm comm);
+/** As treefold_rank_ordered_allreduce_binomial, reducing along the post-order binary tree. */
 int treefold_rank_ordered_allreduce_inorder(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                                MPI_Comm comm);
+/** As treefold_rank_ordered_allreduce_binomial, reducing along the truncated Fibonacci tree. */
 int treefold_rank_ordered_allreduce_truncated_fibonacci(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
                                            MPI_Op op, MPI_Comm comm);
+/** As treefold_rank_ordered_allreduce_binomial, reducing along the truncated binary tree. */
 int treefold_rank_ordered_allreduce_truncated_binary(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
                                         MPI_Op op, MPI_Comm comm);
 
-/** What the last treefold_reduce_* or treefold_allreduce_* call on this thread did. */
+/** What this rank did in the last treefold_rank_ordered_* call on this thread. */
 typedef struct treefold_rank_ordered_counters {
     long long messages;       /**< messages this rank sent */
     long long bytes;          /**< payload bytes this rank sent (type size x count per message) */
@@ -104,14 +115,19 @@ typedef struct treefold_rank_ordered_counters {
     int depth;  /**< messages on the longest dependency chain ending at the root */
 } treefold_rank_ordered_counters;
 
-/** Copies the counters of the last call on this thread into *out (zeros before any call). */
+/**
+ * Copies the counters of the last treefold_rank_ordered_* call on this thread into *out
+ * (zeros before any call; a NULL out is ignored). Local.
+ */
 void treefold_rank_ordered_last_counters(treefold_rank_ordered_counters* out);
 
 /*
  * The names before treefold_rank_ordered_ (deprecated: they read like treefold.h's
  * reproducible reductions of all N values, but are element-wise and rank-ordered). Each is the
- * function of the new name.
+ * function of the new name. Declared only on request: define TREEFOLD_OLD_RANK_ORDERED_NAMES
+ * before including this header (the library still exports them, so old binaries link).
  */
+#ifdef TREEFOLD_OLD_RANK_ORDERED_NAMES
 #if defined(__GNUC__) || defined(__clang__)
 #define TREEFOLD_RANK_ORDERED_OLD_NAME __attribute__((deprecated("use the treefold_rank_ordered_ name")))
 #else
@@ -132,6 +148,7 @@ TREEFOLD_RANK_ORDERED_OLD_NAMES(truncated_binary)
 #undef TREEFOLD_RANK_ORDERED_OLD_NAMES
 typedef treefold_rank_ordered_counters treefold_reduce_counters;
 TREEFOLD_RANK_ORDERED_OLD_NAME void treefold_reduce_last_counters(treefold_rank_ordered_counters* out);
+#endif /* TREEFOLD_OLD_RANK_ORDERED_NAMES */
 
 #ifdef __cplusplus
 }

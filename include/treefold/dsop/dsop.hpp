@@ -67,9 +67,11 @@ void sum_outer_products(comm_view comm, std::span<const T> a, std::span<const T>
                         std::size_t n, std::size_t m, std::span<T> g, algorithm alg,
                         summation order = summation::fast);
 
+/// sum_outer_products for float, compiled into the library (the only instantiations).
 extern template void sum_outer_products<float>(comm_view, std::span<const float>,
                                                std::span<const float>, std::size_t, std::size_t, std::span<float>,
                                                algorithm, summation);
+/// sum_outer_products for double, compiled into the library (the only instantiations).
 extern template void sum_outer_products<double>(comm_view, std::span<const double>,
                                                 std::span<const double>, std::size_t, std::size_t, std::span<double>,
                                                 algorithm, summation);

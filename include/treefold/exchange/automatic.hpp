@@ -97,11 +97,15 @@ struct automatic {
     /// A candidate this much slower than the fastest (relative, in the calibration's medians)
     /// still wins if it comes earlier in automatic_candidates (simpler first).
     static constexpr double choice_tolerance = 0.10;
+    /// The exchange's name (the C API's "exchange" option).
     static constexpr const char* name = "automatic";
 
+    /// The plan of the candidate chosen for this communicator and layout.
     template <class T>
     class plan {
     public:
+        /// Chooses a candidate (forced, from the calibration file, cached, or timed: see the
+        /// file comment) and plans it. Collective over `comm`.
         plan(const boost::mpi::communicator& comm, const layout::block_layout& layout)
         {
             choice_ = choose(comm, layout);
@@ -120,11 +124,13 @@ struct automatic {
         {
             return visit([](const auto& p) { return broadcasts_by_mpi(p); });
         }
+        /// The rank that ends with the result (the chosen candidate's finisher()).
         int finisher() const
         {
             return visit([](const auto& p) { return p.finisher(); });
         }
 
+        /// Runs the chosen candidate's exchange; same contract as direct::plan::run.
         template <class Kernel, class Op>
         outcome<T> run(const T* local, Op& op, std::optional<failure> failed, net::counters& count,
                        std::exception_ptr& own_error)

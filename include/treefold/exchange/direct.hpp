@@ -25,15 +25,20 @@ namespace treefold::exchange {
 
 /// Exchange policy: point-to-point messages of outbound subtree roots (see file comment).
 struct direct {
+    /// The exchange's name (the C API's "exchange" option).
     static constexpr const char* name = "direct";
     /// Values per message at most.
     static constexpr std::size_t buffer_values = layout::direct_buffering{}.values_per_message;
     /// Local nodes larger than this flush the send buffer before they are computed.
     static constexpr index_tree::index_t flush_before_elements = layout::direct_buffering{}.flush_before_elements;
 
+    /// The routes of this rank's outbound and inbound subtree roots for one layout; run() and
+    /// finisher() come from routed_run.
     template <class T>
     class plan : public routed_run<plan<T>, T> {
     public:
+        /// Plans this rank's routes from the layout alone (no communication); the messages
+        /// go on `comm`.
         plan(const boost::mpi::communicator& comm, const layout::block_layout& layout)
             : routed_run<plan, T>(layout, comm.rank()), comm_(comm)
         {

@@ -20,8 +20,10 @@ template <class... E>
 struct exchange_list {
     /// The names, in list order.
     static constexpr std::array<std::string_view, sizeof...(E)> names{std::string_view(E::name)...};
+    /// The number of policies listed.
     static constexpr std::size_t size = sizeof...(E);
 
+    /// Whether no two policies share a name.
     static constexpr bool names_unique()
     {
         for (std::size_t i = 0; i < names.size(); ++i) {

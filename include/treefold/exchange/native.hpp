@@ -46,6 +46,7 @@ namespace treefold::exchange {
 template <class T>
 class native_plan {
 public:
+    /// The result is on every rank after run(): the reducer skips its broadcast.
     static constexpr bool result_everywhere = true;
 
     /// Collective over `comm` (splits it when the blocks are not in rank order).
@@ -369,8 +370,10 @@ private:
 
 /// Exchange policy: the MPI library's reductions over frontier records (see file comment).
 struct native {
+    /// The exchange's name (the C API's "exchange" option).
     static constexpr const char* name = "native";
 
+    /// native_plan for trivially copyable T, else the binomial tree exchange's plan.
     template <class T>
     using plan = std::conditional_t<std::is_trivially_copyable_v<T>, native_plan<T>, tree<>::plan<T>>;
 };

@@ -40,7 +40,9 @@ namespace treefold::exchange {
 namespace schedules {
 /// Recursive doubling (collapse/expand when p is not a power of two).
 struct recursive_doubling {
+    /// The generator's name (the exchange is "schedule_rd").
     static constexpr const char* name = "rd";
+    /// topology::recursive_doubling(p).
     static topology::schedule make(int p) { return topology::recursive_doubling(p); }
 };
 
@@ -56,12 +58,15 @@ public:
     /// The exchange's one name: "schedule_" and the generator's name ("schedule_rd", ...).
     static constexpr const char* name = name_storage.data();
 
+    /// The schedule for this communicator's size and the layout's frontiers.
     template <class T>
     class plan {
     public:
         /// The result is on every rank after run(): the reducer skips its broadcast.
         static constexpr bool result_everywhere = true;
 
+        /// Plans from the layout and Generator's schedule for p (no communication); the
+        /// messages go on `comm`.
         plan(const boost::mpi::communicator& comm, const layout::block_layout& layout)
             : comm_(comm), n_(layout.size()), s_(layout.block_of(comm.rank()).start),
               starts_(layout::position_starts(layout)), local_nodes_(layout::block_nodes(layout, comm.rank())),

@@ -62,9 +62,13 @@ struct tree {
     /// The exchange's one name (see detail::tree_name): "binomial", "mary4", "dual4", ...
     static constexpr const char* name = detail::tree_name<Shape, Broadcast>.data();
 
+    /// This rank's position in the shape, its parent and children, and the frontier nodes
+    /// each child sends (known from the layout, so only values travel).
     template <class T>
     class plan {
     public:
+        /// Plans from the layout and the shape alone (no communication); the messages go on
+        /// `comm`.
         plan(const boost::mpi::communicator& comm, const layout::block_layout& layout)
             : comm_(comm), n_(layout.size()), s_(layout.block_of(comm.rank()).start),
               local_nodes_(layout::block_nodes(layout, comm.rank())), stack_(layout.size())

@@ -22,9 +22,11 @@ inline constexpr index_t max_size = index_t{1} << 63;
 
 /// A tree node: first index `x` and level `level`; covers 2^level indices before clipping.
 struct node {
-    index_t x = 0;
-    unsigned level = 0;
+    index_t x = 0;      ///< the first index covered (a multiple of 2^level)
+    unsigned level = 0; ///< the height above the leaves (0: a single index)
+    /// Equal x and level.
     friend constexpr bool operator==(const node&, const node&) = default;
+    /// Ordered by x, then by level.
     friend constexpr auto operator<=>(const node&, const node&) = default;
 };
 

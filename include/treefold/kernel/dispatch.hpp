@@ -143,6 +143,7 @@ void reduce_rows(const T* first, std::uint64_t len, std::size_t k, Op& op, T* ou
 /// without precompiled kernels.
 template <class Arch = xsimd::default_arch>
 struct dispatch {
+    /// The kernel's name (the C API's "kernel" option).
     static constexpr const char* name = "best";
     /// Nodes shorter than this take the scalar tree as straight-line code (small_node: the same
     /// tree, hence the same bits; precompiled for the built-in operators), except plus and

@@ -28,13 +28,15 @@ concept signed_lanes = requires { typename T::value_type; typename T::arch_type;
 /// The batch of the same architecture with the unsigned lane type.
 template <class B>
 struct unsigned_lanes;
+/// For a batch `Batch<S, A>`: `Batch<std::make_unsigned_t<S>, A>`.
 template <template <class, class> class Batch, class S, class A>
 struct unsigned_lanes<Batch<S, A>> {
-    using type = Batch<std::make_unsigned_t<S>, A>;
+    using type = Batch<std::make_unsigned_t<S>, A>; ///< the batch with unsigned lanes
 };
 
 /// a + b (signed integers wrap modulo 2^bits).
 struct plus {
+    /// a + b, for scalars and xsimd batches alike.
     template <class T>
     constexpr T operator()(const T& a, const T& b) const
     {
@@ -50,6 +52,7 @@ struct plus {
 
 /// a * b (signed integers wrap modulo 2^bits).
 struct multiplies {
+    /// a * b, for scalars and xsimd batches alike.
     template <class T>
     constexpr T operator()(const T& a, const T& b) const
     {
@@ -70,6 +73,7 @@ struct multiplies {
 /// std::min(a, b): `b < a ? b : a`, the same rule for NaN and signed zeros on every lane
 /// (the hardware min instructions pick a different operand for those).
 struct min {
+    /// `b < a ? b : a` (lane by lane on xsimd batches).
     template <class T>
     constexpr T operator()(const T& a, const T& b) const
     {
@@ -83,6 +87,7 @@ struct min {
 
 /// std::max(a, b): `a < b ? b : a`, lane by lane (see min).
 struct max {
+    /// `a < b ? b : a` (lane by lane on xsimd batches).
     template <class T>
     constexpr T operator()(const T& a, const T& b) const
     {
@@ -98,7 +103,8 @@ struct max {
 /// elements, every column through the same tree.
 template <class Op>
 struct columnwise {
-    Op op{};
+    Op op{}; ///< the operator applied to each column
+    /// The row whose column c is op(a[c], b[c]).
     template <class T, std::size_t K>
     constexpr std::array<T, K> operator()(const std::array<T, K>& a, const std::array<T, K>& b) const
     {
@@ -110,11 +116,13 @@ struct columnwise {
     }
 };
 
-/// Which built-in operator a functor is, for element type T (none for anything else).
 #define TREEFOLD_KERNEL_ENUMERATOR(A, OP) , OP
+/// The built-in operators with precompiled kernels: none, plus, multiplies, min, max.
 enum class builtin_kind { none TREEFOLD_KERNEL_OPS(TREEFOLD_KERNEL_ENUMERATOR, ) };
 #undef TREEFOLD_KERNEL_ENUMERATOR
 
+/// Which built-in operator a functor is, for element type T (none for anything else;
+/// std::plus and std::multiplies count as plus and multiplies).
 template <class Op, class T>
 inline constexpr builtin_kind builtin_kind_of = builtin_kind::none;
 #define TREEFOLD_KERNEL_KIND_OF(A, OP) \
@@ -141,6 +149,7 @@ template <class U>
 inline constexpr bool is_treefold_op<std::plus<U>> = true;
 template <class U>
 inline constexpr bool is_treefold_op<std::multiplies<U>> = true;
+/// columnwise of an operator treefold knows is one too.
 template <class Inner>
 inline constexpr bool is_treefold_op<columnwise<Inner>> = is_treefold_op<Inner>;
 
@@ -181,19 +190,25 @@ template <class U>
 inline constexpr bool is_product<std::multiplies<U>> = true;
 } // namespace detail
 
+/// Sums of arithmetic and std::complex values: 0.
 template <class Op, detail::ring_element T>
     requires detail::is_sum<Op>
 struct identity<Op, T> {
+    /// T(0).
     static T value() { return T(0); }
 };
+/// Products of arithmetic and std::complex values: 1.
 template <class Op, detail::ring_element T>
     requires detail::is_product<Op>
 struct identity<Op, T> {
+    /// T(1).
     static T value() { return T(1); }
 };
+/// min on arithmetic types: the largest value.
 template <class T>
     requires std::is_arithmetic_v<T>
 struct identity<min, T> {
+    /// +inf for floating point, else the type's largest value.
     static T value()
     {
         if constexpr (std::numeric_limits<T>::has_infinity) {
@@ -203,9 +218,11 @@ struct identity<min, T> {
         }
     }
 };
+/// max on arithmetic types: the lowest value.
 template <class T>
     requires std::is_arithmetic_v<T>
 struct identity<max, T> {
+    /// -inf for floating point, else the type's lowest value.
     static T value()
     {
         if constexpr (std::numeric_limits<T>::has_infinity) {
@@ -215,9 +232,11 @@ struct identity<max, T> {
         }
     }
 };
+/// columnwise<Inner> on rows: Inner's identity in every column.
 template <class Inner, class U, std::size_t K>
     requires has_identity<Inner, U>
 struct identity<columnwise<Inner>, std::array<U, K>> {
+    /// A row filled with identity<Inner, U>::value().
     static std::array<U, K> value()
     {
         std::array<U, K> out;
@@ -226,8 +245,9 @@ struct identity<columnwise<Inner>, std::array<U, K>> {
     }
 };
 
-/// Element types with precompiled kernels.
 #define TREEFOLD_KERNEL_IS_SAME(T, U) || std::is_same_v<T, U>
+/// Whether T is an element type with precompiled kernels (double, float, std::int32_t,
+/// std::int64_t).
 template <class T>
 inline constexpr bool is_builtin_type = false TREEFOLD_KERNEL_TYPES(TREEFOLD_KERNEL_IS_SAME, T);
 #undef TREEFOLD_KERNEL_IS_SAME

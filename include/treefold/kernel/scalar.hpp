@@ -31,12 +31,14 @@ public:
     value_stack& operator=(const value_stack&) = delete;
     ~value_stack() { clear(); }
 
+    /// Pushes `v` (size() must be below Capacity).
     void push(T v)
     {
         assert(size_ < Capacity);
         ::new (static_cast<void*>(slot(size_))) T(std::move(v));
         ++size_;
     }
+    /// Removes the top value and returns it (the stack must not be empty).
     T pop()
     {
         assert(size_ > 0);
@@ -45,9 +47,13 @@ public:
         std::destroy_at(slot(size_));
         return v;
     }
+    /// The top value (the stack must not be empty).
     T& top() { return *slot(size_ - 1); }
+    /// The number of values held.
     std::size_t size() const { return size_; }
+    /// Whether no value is held.
     bool empty() const { return size_ == 0; }
+    /// Destroys every value held.
     void clear()
     {
         while (size_ > 0) {
@@ -93,6 +99,7 @@ T scalar_tree(std::uint64_t len, Leaf&& leaf, Op& op)
 
 /// The scalar kernel policy (see scalar_tree).
 struct scalar {
+    /// Value of the node covering first[0, len) (len > 0), one element at a time.
     template <class T, class Op>
     static T reduce_node(const T* first, std::uint64_t len, Op& op)
     {

@@ -25,7 +25,7 @@ namespace treefold::kernel {
 /// vertical operator calls only; see doc/design.md ("SIMD kernels") for the lane schedule.
 template <class Arch>
 struct simd {
-    using arch_type = Arch;
+    using arch_type = Arch; ///< The xsimd architecture the kernel is compiled for.
     /// The architecture's xsimd name ("sse2", "avx2", "avx512f").
     static constexpr const char* name = Arch::name();
 

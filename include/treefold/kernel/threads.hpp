@@ -89,6 +89,7 @@ public:
     }
     split_scope(const split_scope&) = delete;
     split_scope& operator=(const split_scope&) = delete;
+    /// Puts back the context that was in use before (if any).
     ~split_scope() { detail::current_split = previous_; }
 
 private:

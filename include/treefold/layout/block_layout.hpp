@@ -14,9 +14,11 @@ using index_tree::index_t;
 
 /// A rank's block [start, start + count). An empty block (count 0) has no meaningful start.
 struct block {
-    index_t start = 0;
-    index_t count = 0;
+    index_t start = 0; ///< the first global index held
+    index_t count = 0; ///< the number of indices held
+    /// One past the last index held (start + count).
     index_t end() const { return start + count; }
+    /// Equal start and count.
     friend bool operator==(const block&, const block&) = default;
 };
 
@@ -49,12 +51,14 @@ public:
     std::span<const int> index_order() const { return order_; }
     /// Number of non-empty blocks.
     int nonempty_ranks() const { return nonempty_; }
-    /// Largest and smallest block size.
+    /// Largest block size.
     index_t max_count() const;
+    /// Smallest block size.
     index_t min_count() const;
     /// A 64-bit digest of N and every block (used to check that ranks agree).
     std::uint64_t fingerprint() const;
 
+    /// The same N and the same block for every rank.
     friend bool operator==(const block_layout& a, const block_layout& b)
     {
         return a.n_ == b.n_ && a.blocks_ == b.blocks_;

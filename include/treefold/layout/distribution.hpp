@@ -30,6 +30,7 @@ std::vector<index_t> aligned(index_t n, int p, double alpha);
 
 /// A distribution policy chosen at run time (the command line's --distribution).
 struct distribution {
+    /// Which of the functions above computes the counts.
     enum class kind { even_lower, even_upper, power_of_two, aligned };
     kind which = kind::even_upper; ///< the reducers' default distribution
     double alpha = 0.0; ///< only for kind::aligned
@@ -58,22 +59,27 @@ namespace treefold::dist {
 
 /// layout::even_lower: the remainder on the lowest ranks.
 struct even_lower {
+    /// p block sizes summing to n (layout::even_lower(n, p)).
     std::vector<layout::index_t> counts(layout::index_t n, int p) const { return layout::even_lower(n, p); }
 };
 
 /// layout::even_upper: the remainder on the highest ranks (the reducer's default).
 struct even_upper {
+    /// p block sizes summing to n (layout::even_upper(n, p)).
     std::vector<layout::index_t> counts(layout::index_t n, int p) const { return layout::even_upper(n, p); }
 };
 
 /// layout::power_of_two: 2^k elements per rank, the rest on the last.
 struct power_of_two {
+    /// p block sizes summing to n (layout::power_of_two(n, p)).
     std::vector<layout::index_t> counts(layout::index_t n, int p) const { return layout::power_of_two(n, p); }
 };
 
 /// layout::aligned: starts moved to big subtrees within alpha * N / p of the even start.
 struct aligned {
+    /// How far a start may move, as a fraction of the even block size N / p.
     double alpha = 0.2;
+    /// p block sizes summing to n (layout::aligned(n, p, alpha)).
     std::vector<layout::index_t> counts(layout::index_t n, int p) const { return layout::aligned(n, p, alpha); }
 };
 

@@ -38,9 +38,9 @@ struct loggp {
 
 /// A prediction split into its three parts (seconds).
 struct dsop_cost {
-    double communication = 0;
-    double additions = 0;
-    double multiplications = 0;
+    double communication = 0;   ///< the messages (LogGP)
+    double additions = 0;       ///< the floating-point additions (count x t_add)
+    double multiplications = 0; ///< the floating-point multiplications (count x t_mul)
     double overlapped = 0; ///< of the additions and multiplications, the time hidden behind communication
     /// The modelled time: the parts one after the other, less what overlaps.
     double total() const { return communication + additions + multiplications - overlapped; }

@@ -33,6 +33,7 @@ enum class receive_cost {
 /// The large-scale-collectives thesis's measured α_p and α_r (µs): every default of the
 /// models, the CLI and the modelled schedules is these two constants.
 inline constexpr double thesis_alpha_p = 0.88;
+/// The thesis's measured α_r (µs): see thesis_alpha_p.
 inline constexpr double thesis_alpha_r = 0.38;
 
 /// Model parameters in any one time unit (the CLI and benchmarks use microseconds).
@@ -43,6 +44,7 @@ struct params {
 
     /// Throws std::invalid_argument unless both are finite, α_p ≥ 0 and α_r > 0.
     void check() const;
+    /// c = α_p / α_r, the argument of b_opt and b_upper.
     double ratio() const { return alpha_p / alpha_r; }
 };
 
@@ -56,6 +58,7 @@ double b_upper(double c);
 /// The same two quantities by direct numerical minimisation / root finding (golden
 /// section on (c+b)/ln(b+1); bisection on (c+b)ln2 − (c+1)ln(b+1)), for checking.
 double b_opt_numeric(double c);
+/// b_upper(c) by bisection (see b_opt_numeric), for checking.
 double b_upper_numeric(double c);
 
 /// Modelled time of one allreduce with `s` over p ranks (requires s.fits(p)).

@@ -27,13 +27,14 @@ std::uint64_t direct_rank_messages(const block_layout& layout, int rank, direct_
 
 /// One step of a rank's part in the direct exchange, in the order the rank takes it.
 struct direct_step {
+    /// What the step does.
     enum class kind {
         local,   ///< a local node computed and pushed: `values` elements of the block
         send,    ///< a message of `values` values to `peer` (0 values: an empty block's report)
         receive, ///< one incoming piece from `peer` (several may share one message)
         report   ///< on the finisher, after its own work: the report of the empty block of `peer`
     };
-    kind what = kind::local;
+    kind what = kind::local;  ///< the kind of step
     int peer = -1;            ///< target (send) or source (receive, report); -1 for local
     std::uint64_t values = 0; ///< elements (local), values in the message (send), 1 (receive), 0 (report)
 };

@@ -19,12 +19,16 @@ inline constexpr model::params run_params{model::thesis_alpha_p, model::thesis_a
                                           model::receive_cost::conflicts};
 /// treefold's model heuristic with run_params.
 struct heuristic {
+    /// The generator's name (the exchange is "schedule_heuristic").
     static constexpr const char* name = "heuristic";
+    /// model::heuristic(p, run_params).
     static topology::schedule make(int p) { return model::heuristic(p, run_params); }
 };
 /// The least modelled time with run_params.
 struct best {
+    /// The generator's name (the exchange is "schedule_best").
     static constexpr const char* name = "best";
+    /// model::best(p, run_params).
     static topology::schedule make(int p) { return model::best(p, run_params); }
 };
 
@@ -36,6 +40,7 @@ model::size_params run_size_params();
 /// The least time the size-aware model (run_size_params) predicts for frontier messages of
 /// `bytes`; make() is compiled into the model component's library.
 struct best_sized {
+    /// The generator's name (the exchange is "schedule_best_sized").
     static constexpr const char* name = "best_sized";
     /// The schedule for 8-byte messages.
     static topology::schedule make(int p) { return make(p, 8); }

@@ -65,9 +65,9 @@ topology::schedule heuristic(int p, const size_params& m, std::uint64_t bytes);
 /// One measurement of schedule_fit: `messages` non-blocking sends of `bytes` bytes each
 /// from one rank, then an 8-byte acknowledgement back, taking `time`.
 struct size_sample {
-    int messages = 1;
-    std::uint64_t bytes = 8;
-    double time = 0;
+    int messages = 1;        ///< sends in the measurement
+    std::uint64_t bytes = 8; ///< bytes of each send
+    double time = 0;         ///< the measured time, in the model's time unit
 };
 
 /// What fit_size_model found.

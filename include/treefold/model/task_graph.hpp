@@ -49,7 +49,7 @@ enum class task_kind {
 
 /// A task of a program: its rank, what it does and what it comes after.
 struct task {
-    task_kind kind = task_kind::compute;
+    task_kind kind = task_kind::compute; ///< what it does
     int rank = 0;                    ///< the rank (lane) it runs on
     int peer = -1;                   ///< send: the receiver; receive: the sender
     std::uint64_t bytes = 0;         ///< send and receive: message size (a receive's comes from its send)
@@ -65,7 +65,9 @@ public:
     /// An empty program over `ranks` ranks (throws std::invalid_argument unless ranks >= 1).
     explicit task_graph(int ranks);
 
+    /// The number of ranks.
     int ranks() const { return ranks_; }
+    /// The tasks, by index (in the order they were added).
     const std::vector<task>& tasks() const { return tasks_; }
 
     /// Adds a compute task of `duration` (>= 0) on `rank`; returns its index.
@@ -118,6 +120,7 @@ public:
 /// on a rank end at least α_r apart (simulate's rule).
 class pipelining_network final : public network {
 public:
+    /// The network of the model parameters `m` (α_p, α_r, receive charge).
     explicit pipelining_network(const params& m);
     double send_overhead(std::uint64_t) const override { return m_.alpha_r; }
     double latency(std::uint64_t) const override { return m_.alpha_p; }
@@ -185,7 +188,7 @@ struct task_time {
     double start = 0;       ///< when it got its port
     double end = 0;         ///< when it ended
     double arrival = 0;     ///< receives: when the message arrived
-    bound_by bound = bound_by::nothing;
+    bound_by bound = bound_by::nothing; ///< what decided its start
     std::size_t by = 0;     ///< the task that bound it (dependency, port or the send)
 };
 
@@ -196,14 +199,14 @@ struct rank_stats {
     double finish = 0;           ///< when its last task ended
     std::uint64_t sent = 0;      ///< messages sent
     std::uint64_t received = 0;  ///< messages received
-    std::uint64_t bytes_sent = 0;
-    std::uint64_t bytes_received = 0;
+    std::uint64_t bytes_sent = 0;     ///< bytes of the messages sent
+    std::uint64_t bytes_received = 0; ///< bytes of the messages received
 };
 
 /// One step of the critical path: a task and how long it waited before it (on a message, a
 /// port gap or nothing) and ran.
 struct path_step {
-    std::size_t task = 0;
+    std::size_t task = 0;              ///< the task's index
     bound_by edge = bound_by::nothing; ///< how it was bound to the previous step
     double wait = 0;                   ///< time between the previous step's end and this task's start (message latency or port gap)
     double run = 0;                    ///< end − start
@@ -214,8 +217,8 @@ struct timeline {
     double makespan = 0;                ///< the last task's end
     std::vector<task_time> times;       ///< by task index
     std::vector<rank_stats> ranks;      ///< by rank
-    std::uint64_t messages = 0;
-    std::uint64_t bytes = 0;
+    std::uint64_t messages = 0;         ///< messages sent, over all ranks
+    std::uint64_t bytes = 0;            ///< bytes sent, over all ranks
     std::vector<path_step> critical_path; ///< from the first task to the one that ends last
 };
 

@@ -37,6 +37,7 @@ public:
     /// after agreeing on them) if they differ between ranks, slot_bytes is not a positive
     /// multiple of 8, or slots_per_half is 0 or 2^32 or more.
     mpsc_queue(comm_view comm, std::size_t slots_per_half, std::size_t slot_bytes = 64);
+    /// Frees the MPI window: collective, like construction.
     ~mpsc_queue() override;
 
     /// One attempt to deliver a message to `consumer`'s queue. Returns false when the half being

@@ -33,15 +33,20 @@ namespace treefold::exchange {
 /// Exchange policy: outbound subtree roots through one-sided queues (see file comment).
 /// Only for trivially copyable T (the queue carries raw bytes).
 struct one_sided {
+    /// The exchange's name.
     static constexpr const char* name = "one_sided";
     /// Slots in each half of a rank's queue (a call sends each rank at most 64 pieces).
     static constexpr std::size_t queue_slots = 256;
 
+    /// The routes of this rank's subtree roots and its queue; run() and finisher() come from
+    /// routed_run (the contract of direct::plan::run).
     template <class T>
     class plan : public routed_run<plan<T>, T> {
         static_assert(std::is_trivially_copyable_v<T>, "treefold: the one_sided exchange needs a trivially copyable T");
 
     public:
+        /// Plans the routes from the layout and creates the queue's MPI window: collective
+        /// over `comm` (so is the plan's destruction).
         plan(const boost::mpi::communicator& comm, const layout::block_layout& layout)
             : routed_run<plan, T>(layout, comm.rank()), queue_(comm, queue_slots, slot_bytes())
         {

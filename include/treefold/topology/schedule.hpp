@@ -66,10 +66,12 @@ public:
     /// True iff check(p) would not throw.
     bool fits(int p) const noexcept;
 
+    /// The fold around the factor stages (none, collapse, merge or pmerge).
     fold_kind fold() const { return fold_; }
     int threshold() const { return threshold_; } ///< collapse(T,B): T
     int base() const { return base_; }           ///< collapse(T,B): B
     int remainder() const { return remainder_; } ///< merge(R), pmerge(R): R
+    /// The factors of the factor stages, in order.
     const std::vector<int>& factors() const { return factors_; }
 
     /// Ranks taking part in the factor stages (m) for p ranks.
@@ -85,6 +87,7 @@ public:
     /// Communication rounds: factor stages, plus two for a fold (none for pmerge).
     int rounds() const;
 
+    /// The same fold, fold parameters and factors.
     friend bool operator==(const schedule&, const schedule&) = default;
 
 private:
@@ -101,14 +104,16 @@ struct round_plan {
     /// A partial this position receives.
     struct source {
         int position; ///< who sends it
-        int lo, hi;   ///< the positions it covers
+        int lo;       ///< the first position it covers
+        int hi;       ///< one past the last position it covers
     };
     int round = 0;           ///< which of the schedule's rounds() (the same index on every position)
     std::vector<int> to;     ///< positions the current partial goes to, in issue order
     std::vector<source> from; ///< partials received, in position order
     std::size_t self_at = 0; ///< where the own partial sits among `from` when `own`
     bool own = true;         ///< false: the result is the combination of `from` alone
-    int lo = 0, hi = 0;      ///< the positions the own partial covers when it is sent
+    int lo = 0;              ///< the first position the own partial covers when it is sent
+    int hi = 0;              ///< one past the last position it covers then
 };
 
 /// What the position `position` does in each round of `s` over p ranks, in round order

@@ -35,9 +35,9 @@ namespace treefold::topology {
 /// A child of a position: the child's position and the range [subtree_begin, subtree_end)
 /// of positions its subtree covers.
 struct tree_child {
-    int position;
-    int subtree_begin;
-    int subtree_end;
+    int position;      ///< the child's position
+    int subtree_begin; ///< the first position of the child's subtree
+    int subtree_end;   ///< one past the last position of the child's subtree
 };
 
 /// The most child ranges one split may have (the widest m_ary degree).
@@ -47,8 +47,8 @@ inline constexpr int max_split_children = 16;
 /// shape (every query makes O(height) splits, so a wider record than needed costs time).
 template <int K>
 struct basic_range_split {
-    int root = 0;
-    int child_count = 0;
+    int root = 0;        ///< the range's root position
+    int child_count = 0; ///< how many of `child` are used
     std::array<std::array<int, 2>, K> child{}; ///< [begin, end) of each child range
 };
 
@@ -61,8 +61,10 @@ using range_split = basic_range_split<2>;
 /// O(height) splits (each O(children)).
 template <class Split>
 struct split_shape {
+    /// The root position of [0, p) (-1 for p <= 0).
     static int root(int p) { return p <= 0 ? -1 : Split::split(0, p).root; }
 
+    /// The parent of `position` (-1 at the root or outside [0, p)).
     static int parent(int position, int p)
     {
         int parent_position = -1;
@@ -90,6 +92,7 @@ struct split_shape {
         return -1;
     }
 
+    /// The children of `position` with their subtree ranges, in increasing position order.
     static std::vector<tree_child> children(int position, int p)
     {
         std::vector<tree_child> out;
@@ -115,6 +118,7 @@ struct split_shape {
         return out;
     }
 
+    /// Messages on the longest leaf-root chain (0 for p <= 1).
     static int height(int p) { return p <= 0 ? 0 : range_height(0, p); }
 
 private:
@@ -166,11 +170,13 @@ inline int fibonacci_tree_size(int k)
 /// set bit cleared. The own value comes first; children follow, nearest (smallest) first,
 /// which is also the order in which their subtrees finish.
 struct binomial {
-    static constexpr const char* name = "binomial";
-    static constexpr bool fold_from_right = false;
+    static constexpr const char* name = "binomial"; ///< the shape's name
+    static constexpr bool fold_from_right = false;  ///< pre-order: accumulate from the left
 
+    /// Position 0.
     static int root(int /*p*/) { return 0; }
 
+    /// `position` with its lowest set bit cleared (-1 at position 0).
     static int parent(int position, int /*p*/)
     {
         return position == 0 ? -1 : position & (position - 1);
@@ -208,6 +214,7 @@ struct binomial {
 /// and the upper child range holds the rest (between S_{k-1} - S_{k-2} and S_{k-1}). The
 /// smaller, lower subtree finishes first and is combined first.
 struct fibonacci_split {
+    /// The root b and the child ranges of [b, e).
     static range_split split(int b, int e)
     {
         range_split s;
@@ -230,6 +237,7 @@ struct fibonacci_split {
 /// shape of a heap of n nodes (all levels full but the last, filled from the left); its
 /// root is the first position, the left (lower) subtree takes the next positions.
 struct binary_split {
+    /// The root b and the child ranges of [b, e).
     static range_split split(int b, int e)
     {
         range_split s;
@@ -259,6 +267,7 @@ struct binary_split {
 /// [b, b + n/2) as one child and [b + n/2, e - 1) as the other. Folding from the right
 /// lets MPI_Reduce_local accumulate into the root's own buffer without copies.
 struct inorder_split {
+    /// The root e - 1 and the child ranges of [b, e).
     static range_split split(int b, int e)
     {
         range_split s;
@@ -289,6 +298,7 @@ template <int M>
 struct m_ary_split {
     static_assert(M >= 2 && M <= max_split_children, "m_ary<M> needs 2 <= M <= max_split_children (16)");
 
+    /// The root b and the (at most M) child ranges of [b, e).
     static basic_range_split<M> split(int b, int e)
     {
         basic_range_split<M> s;
@@ -331,27 +341,27 @@ inline constexpr std::array<char, 8> m_ary_name = [] {
 
 /// Fibonacci tree shape (see fibonacci_split).
 struct fibonacci : split_shape<fibonacci_split> {
-    static constexpr const char* name = "fibonacci";
-    static constexpr bool fold_from_right = false;
+    static constexpr const char* name = "fibonacci"; ///< the shape's name
+    static constexpr bool fold_from_right = false;   ///< pre-order: accumulate from the left
 };
 
 /// Complete binary tree shape (see binary_split).
 struct binary : split_shape<binary_split> {
-    static constexpr const char* name = "binary";
-    static constexpr bool fold_from_right = false;
+    static constexpr const char* name = "binary";  ///< the shape's name
+    static constexpr bool fold_from_right = false; ///< pre-order: accumulate from the left
 };
 
 /// Post-order binary tree rooted at p - 1 (see inorder_split).
 struct inorder : split_shape<inorder_split> {
-    static constexpr const char* name = "inorder";
-    static constexpr bool fold_from_right = true;
+    static constexpr const char* name = "inorder"; ///< the shape's name
+    static constexpr bool fold_from_right = true;  ///< post-order: accumulate from the right, into the root's value
 };
 
 /// M-ary tree shape of degree M, 2 <= M <= 16 (see m_ary_split); name "M-ary", e.g. "4-ary".
 template <int M>
 struct m_ary : split_shape<m_ary_split<M>> {
-    static constexpr const char* name = detail::m_ary_name<M>.data();
-    static constexpr bool fold_from_right = false;
+    static constexpr const char* name = detail::m_ary_name<M>.data(); ///< "M-ary", e.g. "4-ary"
+    static constexpr bool fold_from_right = false; ///< pre-order: accumulate from the left
 };
 
 /// A shape cut from one complete tree: the reduction-trees document's construction. `Complete`
@@ -364,8 +374,10 @@ struct m_ary : split_shape<m_ary_split<M>> {
 /// Queries descend from the root: O(height).
 template <class Complete>
 struct truncated_shape {
+    /// Position 0 (-1 for p <= 0).
     static int root(int p) { return p <= 0 ? -1 : 0; }
 
+    /// The parent of `position` (-1 at the root or outside [0, p)).
     static int parent(int position, int p)
     {
         int parent_position = -1;
@@ -385,6 +397,7 @@ struct truncated_shape {
         return at == position ? parent_position : -1;
     }
 
+    /// The children of `position` below p with their subtree ranges, in position order.
     static std::vector<tree_child> children(int position, int p)
     {
         std::vector<tree_child> out;
@@ -414,6 +427,7 @@ struct truncated_shape {
         return out;
     }
 
+    /// Messages on the longest leaf-root chain (0 for p <= 1).
     static int height(int p) { return p <= 0 ? 0 : height_below(0, p); }
 
 private:
@@ -431,7 +445,9 @@ private:
 /// S_1 = 1, S_k = 1 + S_{k-1} + S_{k-2}; S_k = fib(k + 2) - 1) with the smallest S_k >= p,
 /// its smaller child subtree (S_{k-2}) first, cut at p.
 struct truncated_fibonacci_complete {
+    /// The smallest S_k >= p.
     static std::int64_t size_for(int p) { return detail::fibonacci_tree_size(detail::fibonacci_tree_order(p)); }
+    /// {S_{k-2}, S_{k-1}} for a complete subtree of n = S_k positions.
     static std::array<std::int64_t, 2> child_sizes(std::int64_t n)
     {
         const int k = detail::fibonacci_tree_order(static_cast<int>(n));
@@ -443,25 +459,27 @@ struct truncated_fibonacci_complete {
 /// d = floor(log2 p) + 1 levels (2^d - 1 >= p), cut at p; at p = 2^k only the root's first
 /// child is left.
 struct truncated_binary_complete {
+    /// 2^d - 1 with d = floor(log2 p) + 1.
     static std::int64_t size_for(int p)
     {
         return (std::int64_t{1} << std::bit_width(static_cast<std::uint32_t>(p))) - 1;
     }
+    /// Two halves of (n - 1) / 2 positions each.
     static std::array<std::int64_t, 2> child_sizes(std::int64_t n) { return {(n - 1) / 2, (n - 1) / 2}; }
 };
 
 /// The reduction-trees document's Fibonacci tree (see truncated_shape): 0 <- {1, 5},
 /// 1 <- {2, 3}, 3 <- 4, 5 <- 6 <- 7 at p = 8. fib(k + 3) - 1 positions in k one-port rounds.
 struct truncated_fibonacci : truncated_shape<truncated_fibonacci_complete> {
-    static constexpr const char* name = "truncated_fibonacci";
-    static constexpr bool fold_from_right = false;
+    static constexpr const char* name = "truncated_fibonacci"; ///< the shape's name
+    static constexpr bool fold_from_right = false;             ///< pre-order: accumulate from the left
 };
 
 /// The reduction-trees document's binary tree (see truncated_shape): 0 <- 1, 1 <- {2, 5},
 /// 2 <- {3, 4}, 5 <- {6, 7} at p = 8. 2^(k+1) - 1 positions in 2k one-port rounds.
 struct truncated_binary : truncated_shape<truncated_binary_complete> {
-    static constexpr const char* name = "truncated_binary";
-    static constexpr bool fold_from_right = false;
+    static constexpr const char* name = "truncated_binary"; ///< the shape's name
+    static constexpr bool fold_from_right = false;          ///< pre-order: accumulate from the left
 };
 
 namespace detail {
