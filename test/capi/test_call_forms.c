@@ -6,14 +6,19 @@
  *  - destroying a context whose call is in flight (refused: MPI_ERR_PENDING, the call intact);
  *  - a copy of a request waited for after the original (MPI_ERR_REQUEST);
  *  - a blocking or second nonblocking call while one is in flight (MPI_ERR_PENDING);
- *  - a "threads" option beyond TREEFOLD_MAX_THREADS on one rank;
+ *  - a "threads" option beyond TREEFOLD_MAX_THREADS on one rank, and threads that cannot start
+ *    on one rank (its address space capped);
  *  - with TREEFOLD_CHECK=1: a nonblocking call on one rank against a blocking one elsewhere.
  * After each error every rank makes a good call and checks its exactly known sum. */
+/* POSIX: getrlimit, setrlimit (the test caps one rank's address space). */
+#define _POSIX_C_SOURCE 200112L
+
 #include <treefold/treefold.h>
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 static int failures = 0;
 static int rank = 0, size = 0;
@@ -170,6 +175,47 @@ int main(int argc, char** argv)
         check(treefold_context_create(MPI_COMM_WORLD, mine, MPI_DOUBLE, MPI_SUM, &ctx) == MPI_SUCCESS, "create again");
         still_in_step(ctx, "the refused threads options");
         treefold_context_destroy(&ctx);
+    }
+
+    /* Threads that cannot start on one rank, after the ranks agreed on the options: its address
+     * space capped (RLIMIT_AS: this process's size plus 32 MiB, less than 63 thread stacks), the
+     * last rank fails to start 64 threads; every rank must return MPI_ERR_NO_MEM (the others
+     * returned a context and hung in their first call). Linux (/proc/self/statm) only. */
+    if (size > 1) {
+        long pages = 0;
+        FILE* statm = fopen("/proc/self/statm", "r");
+        const int readable = statm != NULL && fscanf(statm, "%ld", &pages) == 1;
+        if (statm != NULL) {
+            fclose(statm);
+        }
+        int everywhere = 0;
+        MPI_Allreduce(&readable, &everywhere, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+        if (everywhere) {
+            struct rlimit saved;
+            getrlimit(RLIMIT_AS, &saved);
+            if (rank == last) {
+                struct rlimit capped = saved;
+                capped.rlim_cur = (rlim_t)pages * 4096u + (32u << 20);
+                check(setrlimit(RLIMIT_AS, &capped) == 0, "setrlimit");
+            }
+            MPI_Info info;
+            MPI_Info_create(&info);
+            MPI_Info_set(info, "threads", rank == last ? "64" : "2");
+            const int rc = treefold_context_create_info(MPI_COMM_WORLD, TREEFOLD_RANK_ORDER, mine, MPI_DOUBLE, MPI_SUM,
+                                                        info, &ctx);
+            MPI_Info_free(&info);
+            if (rank == last) {
+                setrlimit(RLIMIT_AS, &saved);
+            }
+            check(rc == MPI_ERR_NO_MEM && ctx == NULL, "threads that cannot start on one rank: MPI_ERR_NO_MEM everywhere");
+            if (rc == MPI_SUCCESS) {
+                treefold_context_destroy(&ctx);
+            }
+            check(treefold_context_create(MPI_COMM_WORLD, mine, MPI_DOUBLE, MPI_SUM, &ctx) == MPI_SUCCESS,
+                  "create after the failed threads");
+            still_in_step(ctx, "threads that could not start");
+            treefold_context_destroy(&ctx);
+        }
     }
 
     MPI_Finalize();
