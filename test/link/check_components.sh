@@ -17,7 +17,7 @@ configure() { # configure <dir> <components> [cmake args...]
 }
 
 # The tool comes with io and collective (its `sum`); the model's subcommands stay out.
-if configure subset "io;collective;rma"; then
+if configure subset "io;collective;rma" -DTREEFOLD_BUILD_TESTS=ON; then
   targets="$(cmake --build "$work/subset" --target help 2>/dev/null)"
   for want in treefold treefold_io treefold_collective treefold_rma treefold-cli; do
     grep -qE "^\.\.\. $want( |$)" <<<"$targets" || fail "subset io;collective;rma: no target $want"
@@ -49,7 +49,7 @@ else
 fi
 
 # TREEFOLD_C_API=OFF: the core without the C API's units, the suites that do not need it.
-if configure nocapi "io;collective;model;dsop;rma" -DTREEFOLD_C_API=OFF -DTREEFOLD_BUILD_PERF=ON; then
+if configure nocapi "io;collective;model;dsop;rma" -DTREEFOLD_C_API=OFF -DTREEFOLD_BUILD_TESTS=ON -DTREEFOLD_BUILD_PERF=ON; then
   targets="$(cmake --build "$work/nocapi" --target help 2>/dev/null)"
   for want in treefold test_audit test_fuzz treefold-cli; do
     grep -qE "^\.\.\. $want( |$)" <<<"$targets" || fail "no C API: no target $want"

@@ -19,6 +19,18 @@ echo "$out"
 [[ "$out" == "treefold $version: sum of 1..100 = 5050" ]] || { echo "FAIL: unexpected output"; exit 1; }
 c_flags="$(pkg-config --cflags --libs treefold)"
 echo "pkg-config --cflags --libs treefold: $c_flags"
+# The C line links the core (the C API) and what it stands on, nothing a C program never calls:
+# no component library and no MPI C++ bindings library.
+echo "the C line's libraries:"; tr ' ' '\n' <<<"$(pkg-config --libs treefold)" | grep -E '^-l|\.(so|a)$' | sed 's/^/  /'
+for unwanted in -ltreefold_ libmpi_cxx libmpicxx; do
+  [[ "$(pkg-config --libs treefold)" != *"$unwanted"* ]] || { echo "FAIL: the C line names $unwanted"; exit 1; }
+done
+[[ " $(pkg-config --libs treefold) " == *" -ltreefold "* ]] || { echo "FAIL: the C line does not link -ltreefold"; exit 1; }
+# A component's line: its library before the core's (collective stands on io).
+collective="$(pkg-config --libs treefold-collective)"
+echo "pkg-config --libs treefold-collective: $collective"
+[[ "$collective" == *"-ltreefold_collective -ltreefold_io -ltreefold "* ]] ||
+  { echo "FAIL: treefold-collective's line is not collective, io, core"; exit 1; }
 [[ "$(pkg-config --cflags treefold)" != *-std=* ]] || { echo "FAIL: a -std= flag in treefold.pc's Cflags"; exit 1; }
 # shellcheck disable=SC2086 # the flags are words
 mpicc -std=c99 -Wall -Wextra -Wpedantic -Werror "$(dirname "$0")/../consumer/allreduce.c" $c_flags -o "$work/tiny_c"
