@@ -168,7 +168,13 @@ int run_sum_with(const mpi::communicator& world, const sum_options& o)
         std::printf("N                : %" PRIu64 "\n", n);
         std::printf("p                : %d\n", world.size());
         std::printf("distribution     : %s\n", o.dist.name().c_str());
-        std::printf("exchange         : %s\n", Exchange::name);
+        // automatic names what it chose (the one the call ran), e.g. "automatic -> native".
+        const std::string used(sum.exchange_used());
+        if (used == Exchange::name) {
+            std::printf("exchange         : %s\n", Exchange::name);
+        } else {
+            std::printf("exchange         : %s -> %s\n", Exchange::name, used.c_str());
+        }
         std::printf("tree sum         : %.17g\n", total);
         std::printf("tree sum bits    : %016" PRIX64 "\n", bits(total));
         std::printf("plain sum        : %.17g  (left to right on one rank)\n", plain);

@@ -70,6 +70,12 @@ lines="$(grep -v '^#' "$work/cal.txt" 2>/dev/null | grep -cE '^2 ([3-9]|10) 8 (n
 [[ "$lines" == 8 ]] && pass || fail "calibrate wrote $lines good lines of 8: $(cat "$work/cal.txt" 2>&1)"
 got="$(TREEFOLD_CALIBRATION="$work/cal.txt" bits_at 2 --repeat 1 --exchange automatic)"
 [[ "$got" == "$ref" ]] && pass || fail "sum with automatic and the calibration file gives $got, want $ref"
+# automatic says what it chose: "automatic -> <one of the exchanges sum offers>"; a named one itself.
+chose="$("${mpirun[@]}" -n 2 "$tool" sum --repeat 1 2>&1 | sed -n 's/^exchange *: *//p')"
+[[ "$chose" =~ ^automatic\ \-\>\ [a-z0-9_]+$ && "$chose" != "automatic -> automatic" ]] && pass ||
+  fail "sum with automatic printed 'exchange : $chose', not what it chose"
+named="$("${mpirun[@]}" -n 2 "$tool" sum --repeat 1 --exchange binomial 2>&1 | sed -n 's/^exchange *: *//p')"
+[[ "$named" == binomial ]] && pass || fail "sum --exchange binomial printed 'exchange : $named'"
 
 # 4. plan: no MPI needed; the counts match what the library computes and bad options exit 2.
 out="$("$tool" plan --n 1024 --p 2 --distribution even-lower)"

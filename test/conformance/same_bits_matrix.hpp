@@ -58,17 +58,9 @@ namespace treefold::testing::same_bits_matrix {
 
 namespace mpi = boost::mpi;
 
-/// The same without one_sided, which moves raw bytes: for types that are not trivially
-/// copyable (they travel through Boost.Serialization).
-using serialized_exchanges =
-    type_list<exchange::direct, exchange::tree<topology::binomial>, exchange::tree<topology::fibonacci>,
-              exchange::tree<topology::binary>, exchange::tree<topology::inorder>,
-              exchange::tree<topology::truncated_fibonacci>, exchange::tree<topology::truncated_binary>,
-              exchange::tree<topology::m_ary<4>>, exchange::tree<topology::m_ary<8>>,
-              exchange::tree<topology::m_ary<4>, exchange::result_broadcast::mpi>,
-              exchange::scheduled<exchange::schedules::recursive_doubling>,
-              exchange::scheduled<exchange::schedules::heuristic>, exchange::scheduled<exchange::schedules::best>,
-              exchange::scheduled<exchange::schedules::best_sized>, exchange::native, exchange::automatic>;
+/// Every exchange of the registry but the rma component's (one_sided moves raw bytes): for
+/// types that are not trivially copyable (they travel through Boost.Serialization).
+using serialized_exchanges = without<all_exchanges, exchange::rma_exchanges>::type;
 
 /// Kernels for any operator. kernel::best picks the precompiled SIMD kernel for built-ins,
 /// the header-only simd<default_arch> for operators opted in by kernel::allow_simd and scalar
@@ -144,6 +136,8 @@ constexpr bool subset_of_all(type_list<Es...>)
 static_assert(partitioned(all_exchanges{}) && grouped_size(exchange_groups{}) == all_exchanges::size,
               "exchange_groups must hold every exchange of all_exchanges exactly once (and nothing else)");
 static_assert(subset_of_all(serialized_exchanges{}), "serialized_exchanges must be a subset of all_exchanges");
+static_assert(all_exchanges::size % 7 != 0 && serialized_exchanges::size % 7 != 0,
+              "rotation: the exchange lists' sizes must be coprime to the 7 layout kinds");
 
 template <class K>
 bool runs_here()
@@ -181,8 +175,8 @@ void every_combination(const mpi::communicator& sub, const std::vector<T>& xs, c
 /// test case uses exchange t mod |Es|, layout kind t mod 7 (testing::layout_kinds) and kernel
 /// (t div |Es|) mod |Ks| (kernel::scalar where the CPU lacks that kernel's architecture). So
 /// every |Es| consecutive runs use every exchange once, with one kernel; |Es| (18 for
-/// all_exchanges, 16 for serialized_exchanges) and 7 are coprime (keep them so when adding an
-/// exchange), so 7·|Es| consecutive runs pair every exchange with every layout kind; |Es|·|Ks|
+/// all_exchanges, 17 for serialized_exchanges) and 7 are coprime (checked below: keep them so
+/// when adding an exchange), so 7·|Es| consecutive runs pair every exchange with every layout kind; |Es|·|Ks|
 /// runs pair every exchange with every kernel. Each call makes `runs` runs on `xs` (|Es| by default).
 /// Of those runs, group G makes the ones whose exchange it holds (the other groups the rest).
 template <class G>

@@ -95,6 +95,21 @@ struct as_type_list<exchange::exchange_list<E...>> {
 /// Every exchange the library ships: the registry's list (treefold/all_exchanges.hpp).
 using all_exchanges = as_type_list<treefold::all_exchanges>::type;
 
+/// The exchanges of type_list L that are not in exchange list Drop, in L's order.
+template <class L, class Drop>
+struct without;
+template <class Drop>
+struct without<type_list<>, Drop> {
+    using type = type_list<>;
+};
+template <class E, class... Es, class Drop>
+struct without<type_list<E, Es...>, Drop> {
+    using rest = typename without<type_list<Es...>, Drop>::type;
+    template <class... R>
+    static type_list<E, R...> prepend(type_list<R...>);
+    using type = std::conditional_t<Drop::template contains<E>, rest, decltype(prepend(rest{}))>;
+};
+
 /// One layout of N indices over p ranks, with the name failures report.
 struct named_layout {
     const char* name;
