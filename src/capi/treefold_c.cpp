@@ -403,7 +403,8 @@ int create(MPI_Comm comm, const std::int64_t* start, std::int64_t count, MPI_Dat
         }
         ctx->impl->kernel = options.kernel;
         // Starting the threads can fail on one rank after the ranks agreed; every rank learns
-        // of it (one more small all-gather), so no rank returns a context the others lack.
+        // of it (one more small all-gather, on every rank: the ranks' thread counts may differ),
+        // so no rank returns a context the others lack.
         local_check started;
         if (options.threads > 1) {
             try {
@@ -413,8 +414,8 @@ int create(MPI_Comm comm, const std::int64_t* start, std::int64_t count, MPI_Dat
                 started.message = std::string("treefold: this rank could not start ") + std::to_string(options.threads) +
                                   " threads (" + e.what() + ")";
             }
-            (void)agree(net::private_communicator(c), started);
         }
+        (void)agree(net::private_communicator(c), started);
         *out = ctx.release();
         return succeed();
     } catch (...) {

@@ -1,19 +1,20 @@
-!> The reproducible reduction from Fortran 2008: module treefold over the C API
-!> (include/treefold/treefold.h), with mpi_f08 handles. Every call reduces ALL values of the
-!> distributed array to one value along treefold's tree (the same bits as the C++
-!> treefold::reducer for every process count); errors come back in ierr as MPI error classes
-!> on every rank (without ierr, an error stops the program with the message).
+!> The reproducible reduction from Fortran (2008, with 2018's assumed-type and assumed-rank
+!> arguments): module treefold over the C API (include/treefold/treefold.h), with mpi_f08
+!> handles. Every call reduces ALL values of the distributed array to one value along
+!> treefold's tree (the same bits as the C++ treefold::reducer for every process count);
+!> errors come back in ierr as MPI error classes on every rank (without ierr, an error stops
+!> the program with the message).
 !>
 !>   call treefold_allreduce(local, result, comm [, ierr] [, op=])   ! real64, real32, int64, int32
 !>   call treefold_reduce(local, result, root, comm [, ierr] [, op=])  ! result on root only
 !>   call treefold_context_create(comm, local_count, datatype, op, ctx [, ierr] [, global_start=] &
-!>                                [, exchange=] [, threads=] [, kernel=])
+!>                                [, exchange=] [, threads=] [, kernel=])   ! counts int64 or int32
 !>   call treefold_context_create_rows(comm, local_count, k, datatype, op, ctx [, ierr] [, global_start=])
 !>   call treefold_allreduce_ctx(ctx, local, result [, ierr])
 !>   call treefold_reduce_ctx(ctx, local, result, root [, ierr])
 !>   call treefold_allreduce_rows(ctx, local, result [, ierr])          ! result(k)
 !>   call treefold_reduce_rows(ctx, local, result, root [, ierr])
-!>   call treefold_iallreduce_ctx(ctx, local, result, request [, ierr])   ! nonblocking
+!>   call treefold_iallreduce_ctx(ctx, local, result, request [, ierr])   ! nonblocking, local of any rank
 !>   call treefold_ireduce_ctx(ctx, local, result, root, request [, ierr])
 !>   call treefold_wait(request [, ierr]);  call treefold_test(request, flag [, ierr])
 !>   name = treefold_context_exchange(ctx);  n = treefold_context_threads(ctx);  k = treefold_context_kernel(ctx)
@@ -47,6 +48,8 @@ module treefold
   !> A nonblocking call in flight (treefold_request in C); a fresh variable holds none.
   type :: treefold_request
     type(c_ptr) :: handle = c_null_ptr
+    !> This rank's own reason when its arguments made the call fail (reported at the wait).
+    character(len=:), allocatable, private :: why
   end type treefold_request
 
   !> The one-call reduction of local (rank order) into result on every rank.
@@ -58,6 +61,18 @@ module treefold
   interface treefold_reduce
     module procedure reduce_real64, reduce_real32, reduce_int64, reduce_int32
   end interface treefold_reduce
+
+  !> Plans a reduction (C's treefold_context_create_info); local_count and global_start are
+  !> both integer(int64) or both default integer (int32).
+  interface treefold_context_create
+    module procedure context_create_int64, context_create_int32
+  end interface treefold_context_create
+
+  !> Plans an element-wise reduction (C's treefold_context_create_rows); local_count, k and
+  !> global_start are all integer(int64) or all default integer (int32).
+  interface treefold_context_create_rows
+    module procedure context_create_rows_int64, context_create_rows_int32
+  end interface treefold_context_create_rows
 
   interface
     integer(c_int) function c_dot(x, y, count, y_count, result, comm) bind(C, name='treefold_f_dot')
@@ -213,6 +228,21 @@ module treefold
       import :: c_ptr
     end function c_last_error
 
+    ! This module's own reasons, per thread (messages.cpp).
+    subroutine c_set_message(text, length) bind(C, name='treefold_f_set_message')
+      import :: c_char, c_size_t
+      character(kind=c_char), dimension(*), intent(in) :: text
+      integer(c_size_t), value :: length
+    end subroutine c_set_message
+
+    type(c_ptr) function c_message() bind(C, name='treefold_f_message')
+      import :: c_ptr
+    end function c_message
+
+    type(c_ptr) function c_failed_local() bind(C, name='treefold_f_failed_local')
+      import :: c_ptr
+    end function c_failed_local
+
     integer(c_size_t) function c_strlen(s) bind(C, name='strlen')
       import :: c_size_t, c_ptr
       type(c_ptr), value :: s
@@ -221,10 +251,17 @@ module treefold
 
 contains
 
-  !> The message of the last treefold call on this thread that failed ('' after a success).
+  !> The message of the last treefold call on this thread that failed ('' after a success):
+  !> the module's own reason where this rank's arguments caused it, else the C API's message.
   function treefold_error_message() result(msg)
     character(len=:), allocatable :: msg
-    msg = from_c_string(c_last_error())
+    type(c_ptr) :: own
+    own = c_message()
+    if (c_associated(own)) then
+      msg = from_c_string(own)
+    else
+      msg = from_c_string(c_last_error())
+    end if
   end function treefold_error_message
 
   !> A Fortran copy of the NUL-terminated C string at p ('' for a NULL pointer).
@@ -243,10 +280,21 @@ contains
     end do
   end function from_c_string
 
-  !> ierr = rc where present; otherwise an error stops the program with its message.
-  subroutine finish(rc, ierr)
+  !> ierr = rc where present; otherwise an error stops the program with its message. `why`:
+  !> this rank's own reason, when its arguments made the call fail (the C API only saw the
+  !> failing buffer the module passed in their place); treefold_error_message() returns it.
+  subroutine finish(rc, ierr, why)
     integer(c_int), intent(in) :: rc
     integer, intent(out), optional :: ierr
+    character(len=*), intent(in), optional :: why
+    integer(c_size_t) :: length
+    length = 0
+    if (rc /= MPI_SUCCESS .and. present(why)) length = len(why, kind=c_size_t)
+    if (length > 0) then
+      call c_set_message(why, length)
+    else
+      call c_set_message('', length)
+    end if
     if (present(ierr)) then
       ierr = rc
     else if (rc /= MPI_SUCCESS) then
@@ -271,8 +319,30 @@ contains
     real(real64), intent(inout) :: result
     type(MPI_Comm), intent(in) :: comm
     integer, intent(out), optional :: ierr
-    call finish(c_dot(x, y, size(x, kind=int64), size(y, kind=int64), result, comm%MPI_VAL), ierr)
+    character(len=:), allocatable :: why
+    if (size(x) == size(y)) then
+      call finish(c_dot(x, y, size(x, kind=int64), size(y, kind=int64), result, comm%MPI_VAL), ierr)
+      return
+    end if
+    why = 'treefold: treefold_dot: x and y differ in size ('//decimal(size(x, kind=int64))//' and '// &
+          decimal(size(y, kind=int64))//' values)'
+    ! C reads sizes that differ as a NULL second array, an error on every rank when the first
+    ! holds values: the larger one goes first.
+    if (size(x) > size(y)) then
+      call finish(c_dot(x, y, size(x, kind=int64), size(y, kind=int64), result, comm%MPI_VAL), ierr, why)
+    else
+      call finish(c_dot(y, x, size(y, kind=int64), size(x, kind=int64), result, comm%MPI_VAL), ierr, why)
+    end if
   end subroutine treefold_dot
+
+  !> n in decimal, for messages.
+  function decimal(n) result(s)
+    integer(int64), intent(in) :: n
+    character(len=:), allocatable :: s
+    character(len=24) :: buffer
+    write (buffer, '(i0)') n
+    s = trim(buffer)
+  end function decimal
 
   !> k = size(x, 2) reductions in one exchange: results(c) the dot of x(:, c) and y(:, c),
   !> or without y the sum of x(:, c) (a dot with a column of ones gives a sum's bits too).
@@ -286,20 +356,28 @@ contains
     type(c_ptr) :: yp
     integer(c_int) :: k
     real(real64), target :: dummy(1) = 0.0_real64
+    character(len=:), allocatable :: why
     k = int(size(x, 2), c_int)
     yp = c_null_ptr
+    why = ''
     if (present(y)) then
       if (all(shape(y) == shape(x))) then
         if (size(y) > 0) yp = c_loc(y)
       else
-        k = -1 ! reported as a bad k on every rank
+        why = 'treefold: treefold_dots: y has shape ('//decimal(size(y, 1, kind=int64))//', '// &
+              decimal(size(y, 2, kind=int64))//') but x ('//decimal(size(x, 1, kind=int64))//', '// &
+              decimal(size(x, 2, kind=int64))//')'
       end if
     end if
-    if (size(results) < size(x, 2)) k = -1
+    if (size(results) < size(x, 2)) then
+      why = 'treefold: treefold_dots: results holds '//decimal(size(results, kind=int64))//' values for '// &
+            decimal(size(x, 2, kind=int64))//' columns of x'
+    end if
+    if (len(why) > 0) k = -1 ! reported as a bad k on every rank (this rank: why)
     if (size(x) == 0) then
-      call finish(c_dots(k, dummy, yp, size(x, 1, kind=int64), results, comm%MPI_VAL), ierr)
+      call finish(c_dots(k, dummy, yp, size(x, 1, kind=int64), results, comm%MPI_VAL), ierr, why)
     else
-      call finish(c_dots(k, x, yp, size(x, 1, kind=int64), results, comm%MPI_VAL), ierr)
+      call finish(c_dots(k, x, yp, size(x, 1, kind=int64), results, comm%MPI_VAL), ierr, why)
     end if
   end subroutine treefold_dots
 
@@ -393,7 +471,7 @@ contains
   !> Plans an element-wise reduction: each global index holds a row of k values of
   !> `datatype` (this rank: local_count rows, local(1:k) the first); column c of the result is
   !> the reduction of column c over all indices (C's treefold_context_create_rows). Collective.
-  subroutine treefold_context_create_rows(comm, local_count, k, datatype, op, ctx, ierr, global_start)
+  subroutine context_create_rows_int64(comm, local_count, k, datatype, op, ctx, ierr, global_start)
     type(MPI_Comm), intent(in) :: comm
     integer(int64), intent(in) :: local_count, k
     type(MPI_Datatype), intent(in) :: datatype
@@ -406,7 +484,24 @@ contains
     if (present(global_start)) start = global_start
     call finish(c_context_create_rows(comm%MPI_VAL, merge(1_c_int, 0_c_int, present(global_start)), start, &
                                       local_count, k, datatype%MPI_VAL, op%MPI_VAL, ctx%handle), ierr)
-  end subroutine treefold_context_create_rows
+  end subroutine context_create_rows_int64
+
+  !> treefold_context_create_rows with default-integer (int32) counts.
+  subroutine context_create_rows_int32(comm, local_count, k, datatype, op, ctx, ierr, global_start)
+    type(MPI_Comm), intent(in) :: comm
+    integer(int32), intent(in) :: local_count, k
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    type(treefold_context), intent(out) :: ctx
+    integer, intent(out), optional :: ierr
+    integer(int32), intent(in), optional :: global_start
+    if (present(global_start)) then
+      call context_create_rows_int64(comm, int(local_count, int64), int(k, int64), datatype, op, ctx, ierr, &
+                                     int(global_start, int64))
+    else
+      call context_create_rows_int64(comm, int(local_count, int64), int(k, int64), datatype, op, ctx, ierr)
+    end if
+  end subroutine context_create_rows_int32
 
   !> A row context's k column results into result(1:k) on every rank. Collective.
   subroutine treefold_allreduce_rows(ctx, local, result, ierr)
@@ -432,8 +527,7 @@ contains
   !> exchange= ('automatic', 'native', 'binomial', 'direct', 'dual4', 'schedule_rd'; the same
   !> on every rank), threads= (this rank's threads, > 0) and kernel= ('best', 'scalar', 'sse2',
   !> 'avx2', 'avx512f'). Collective.
-  subroutine treefold_context_create(comm, local_count, datatype, op, ctx, ierr, global_start, exchange, threads, &
-                                     kernel)
+  subroutine context_create_int64(comm, local_count, datatype, op, ctx, ierr, global_start, exchange, threads, kernel)
     type(MPI_Comm), intent(in) :: comm
     integer(int64), intent(in) :: local_count
     type(MPI_Datatype), intent(in) :: datatype
@@ -462,7 +556,28 @@ contains
                                datatype%MPI_VAL, op%MPI_VAL, info%MPI_VAL, ctx%handle)
     if (info /= MPI_INFO_NULL) call MPI_Info_free(info)
     call finish(rc, ierr)
-  end subroutine treefold_context_create
+  end subroutine context_create_int64
+
+  !> treefold_context_create with default-integer (int32) counts.
+  subroutine context_create_int32(comm, local_count, datatype, op, ctx, ierr, global_start, exchange, threads, kernel)
+    type(MPI_Comm), intent(in) :: comm
+    integer(int32), intent(in) :: local_count
+    type(MPI_Datatype), intent(in) :: datatype
+    type(MPI_Op), intent(in) :: op
+    type(treefold_context), intent(out) :: ctx
+    integer, intent(out), optional :: ierr
+    integer(int32), intent(in), optional :: global_start
+    character(len=*), intent(in), optional :: exchange
+    integer, intent(in), optional :: threads
+    character(len=*), intent(in), optional :: kernel
+    if (present(global_start)) then
+      call context_create_int64(comm, int(local_count, int64), datatype, op, ctx, ierr, int(global_start, int64), &
+                                exchange, threads, kernel)
+    else
+      call context_create_int64(comm, int(local_count, int64), datatype, op, ctx, ierr, exchange=exchange, &
+                                threads=threads, kernel=kernel)
+    end if
+  end subroutine context_create_int32
 
   !> The exchange the context runs (for 'automatic', the one it chose); '' for a context that
   !> was not created.
@@ -507,46 +622,80 @@ contains
   end subroutine treefold_context_last_counters
 
   !> Starts treefold_allreduce_ctx and returns at once (C's treefold_iallreduce_ctx). local:
-  !> this rank's values, result: one value, of the context's datatype (assumed type, as for
-  !> treefold_allreduce_ctx). Neither may be touched until the request completes: declare them
-  !> asynchronous in the caller, as for MPI's nonblocking calls. Collective.
+  !> this rank's values, a contiguous array of any rank (or a scalar) holding the context's
+  !> local count of them; result: one value; both of the context's datatype (assumed type, as
+  !> for treefold_allreduce_ctx). Neither may be touched until the request completes: declare
+  !> them asynchronous in the caller, as for MPI's nonblocking calls. A local of another size,
+  !> or not contiguous (it is read in place), takes part as this rank's failure: MPI_ERR_BUFFER
+  !> at every rank's wait. Collective.
   subroutine treefold_iallreduce_ctx(ctx, local, result, request, ierr)
     type(treefold_context), intent(in) :: ctx
-    type(*), intent(in), target, asynchronous :: local(:)
+    type(*), dimension(..), intent(in), target, asynchronous :: local
     type(*), intent(inout), target, asynchronous :: result
     type(treefold_request), intent(out) :: request
     integer, intent(out), optional :: ierr
-    call finish(c_istart(ctx%handle, address_of(local), c_loc(result), request%handle), ierr)
+    type(c_ptr) :: address
+    call local_address(ctx, local, address, request%why)
+    call finish(c_istart(ctx%handle, address, c_loc(result), request%handle), ierr, request%why)
   end subroutine treefold_iallreduce_ctx
 
-  !> As treefold_iallreduce_ctx, result set on `root` only (C's treefold_ireduce_ctx).
+  !> As treefold_iallreduce_ctx, result set on `root` only (C's treefold_ireduce_ctx); a root
+  !> outside [0, p) on any rank is MPI_ERR_ROOT at every rank's wait.
   subroutine treefold_ireduce_ctx(ctx, local, result, root, request, ierr)
     type(treefold_context), intent(in) :: ctx
-    type(*), intent(in), target, asynchronous :: local(:)
+    type(*), dimension(..), intent(in), target, asynchronous :: local
     type(*), intent(inout), target, asynchronous :: result
     integer, intent(in) :: root
     type(treefold_request), intent(out) :: request
     integer, intent(out), optional :: ierr
-    call finish(c_istart_root(ctx%handle, address_of(local), c_loc(result), int(root, c_int), request%handle), ierr)
+    type(c_ptr) :: address
+    call local_address(ctx, local, address, request%why)
+    call finish(c_istart_root(ctx%handle, address, c_loc(result), int(root, c_int), request%handle), ierr, &
+                request%why)
   end subroutine treefold_ireduce_ctx
 
-  !> The address of a contiguous array with values, read in place; NULL for an empty or
-  !> non-contiguous one (a contiguous copy would not outlive the call), which C turns into
-  !> MPI_ERR_BUFFER on every rank at the wait when this rank holds values.
-  type(c_ptr) function address_of(local)
-    type(*), intent(in), target, asynchronous :: local(:)
-    address_of = c_null_ptr
-    if (size(local) > 0) then
-      if (is_contiguous(local)) address_of = c_loc(local)
+  !> The address of a nonblocking call's local values, read in place until the request
+  !> completes (NULL when empty). When they cannot be used (another size than the context's
+  !> local count, or not contiguous: a copy would not outlive the call), C's MPI_IN_PLACE, with
+  !> which the call takes part as this rank's failure, and `why` says what is wrong ('' else).
+  subroutine local_address(ctx, local, address, why)
+    type(treefold_context), intent(in) :: ctx
+    type(*), dimension(..), intent(in), target, asynchronous :: local
+    type(c_ptr), intent(out) :: address
+    character(len=:), allocatable, intent(out) :: why
+    integer(int64) :: n, want
+    address = c_null_ptr
+    why = ''
+    want = c_context_local_count(ctx%handle)
+    if (want < 0) return ! no context: C says so at once
+    want = want * c_context_width(ctx%handle)
+    n = size(local, kind=int64)
+    if (n < 0) then
+      why = 'treefold: local is an assumed-size array (its size is unknown); pass a section, local(1:n)'
+    else if (n /= want) then
+      why = 'treefold: local holds '//decimal(n)//' values but this rank''s block holds '//decimal(want)
+    else if (.not. is_contiguous(local)) then
+      why = 'treefold: local is not contiguous (a nonblocking call reads it in place: pass a contiguous copy, '// &
+            'kept until the request completes)'
+    else
+      if (n > 0) address = c_loc(local)
+      return
     end if
-  end function address_of
+    address = c_failed_local()
+  end subroutine local_address
 
   !> Completes the request (it then holds none) and returns the call's error class, as the
   !> blocking call would (a request holding none completes at once).
   subroutine treefold_wait(request, ierr)
     type(treefold_request), intent(inout) :: request
     integer, intent(out), optional :: ierr
-    call finish(c_wait(request%handle), ierr)
+    character(len=:), allocatable :: why
+    call move_alloc(request%why, why) ! (reported once: the request then holds none)
+    if (allocated(why)) then
+      call finish(c_wait(request%handle), ierr, why)
+    else
+      call finish(c_wait(request%handle), ierr)
+    end if
   end subroutine treefold_wait
 
   !> flag = .true. and as treefold_wait once the call has completed (or request holds none);
@@ -555,10 +704,16 @@ contains
     type(treefold_request), intent(inout) :: request
     logical, intent(out) :: flag
     integer, intent(out), optional :: ierr
-    integer(c_int) :: done
+    integer(c_int) :: done, rc
     done = 0
-    call finish(c_test(request%handle, done), ierr)
+    rc = c_test(request%handle, done)
     flag = done /= 0
+    if (flag .and. allocated(request%why)) then
+      call finish(rc, ierr, request%why)
+      deallocate (request%why)
+    else
+      call finish(rc, ierr)
+    end if
   end subroutine treefold_test
 
   !> The reduction of every rank's values into result on every rank. local holds this rank's
@@ -587,6 +742,9 @@ contains
     treefold_context_local_count = c_context_local_count(ctx%handle)
   end function treefold_context_local_count
 
+  !> Frees the context (and its duplicate communicators); every rank destroys its context,
+  !> before MPI_Finalize. A context whose nonblocking call is in flight is not destroyed:
+  !> ierr = MPI_ERR_PENDING and ctx stays valid (complete the call with treefold_wait first).
   subroutine treefold_context_destroy(ctx, ierr)
     type(treefold_context), intent(inout) :: ctx
     integer, intent(out), optional :: ierr

@@ -1,8 +1,9 @@
 // The Python module `treefold` (pybind11): numpy arrays and mpi4py communicators over the C
 // API (treefold/treefold.h), and Python callables on object arrays over treefold::reducer
 // with pickled values (the slow path). Every call is collective; arguments that are wrong on
-// one rank only (dtype, contiguity, size) still take part in the call's first collective, so
-// every rank raises instead of some waiting.
+// one rank only (no array, dtype, contiguity, size, root) still take part in the call, as that
+// rank's failure, so every rank raises instead of some waiting. Every public function binds its
+// own arguments (signature, below), so that a wrong keyword is a clear TypeError.
 
 #include "treefold/treefold.h"
 
@@ -19,7 +20,10 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
+#include <climits>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <string>
@@ -135,6 +139,53 @@ std::optional<MPI_Op> numeric_op(const py::object& op)
     }
 }
 
+/// This rank's own reason a call cannot use its arguments (error_class MPI_SUCCESS: none). The
+/// call still takes part, as this rank's failure, so that every rank raises instead of some
+/// waiting; this rank raises with this reason (through raise(): MPI_ERR_TYPE is a TypeError).
+struct local_error {
+    int error_class = MPI_SUCCESS;
+    std::string message;
+    explicit operator bool() const { return error_class != MPI_SUCCESS; }
+};
+
+/// The Python type name of `h`, for messages (never its repr: an array's runs long).
+std::string type_name(const py::handle& h) { return Py_TYPE(h.ptr())->tp_name; }
+
+/// A reduce root as the C API takes it. An int (anything with __index__, numpy's included)
+/// that fits in a C int passes as it is, and C checks it on every rank (MPI_ERR_ROOT). Any
+/// other argument passes as a root no rank has, so every rank fails too, with this rank's own
+/// reason in `error`.
+struct root_arg {
+    int value = -1;
+    local_error error;
+};
+
+root_arg root_of(const py::handle& root, int size)
+{
+    root_arg r;
+    py::object index;
+    if (PyIndex_Check(root.ptr()) != 0) {
+        index = py::reinterpret_steal<py::object>(PyNumber_Index(root.ptr()));
+        if (!index) {
+            PyErr_Clear();
+        }
+    }
+    if (!index) {
+        r.error = {MPI_ERR_TYPE, "treefold: root must be an int, not " + type_name(root)};
+        return r;
+    }
+    int overflow = 0;
+    const long long v = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
+    if (overflow == 0 && v >= INT_MIN && v <= INT_MAX) {
+        r.value = static_cast<int>(v);
+        return r;
+    }
+    r.value = overflow < 0 || v < 0 ? INT_MIN : INT_MAX;
+    r.error = {MPI_ERR_ROOT, "treefold: reduce root " + py::str(index).cast<std::string>() +
+                                 " is not a rank of a communicator of size " + std::to_string(size)};
+    return r;
+}
+
 /// A numpy array as the C API sees it: its dtype's MPI type, its data if usable (NULL and a
 /// reason when it is not contiguous), its size.
 struct array_view {
@@ -155,6 +206,17 @@ array_view view_of(const py::array& a)
         v.problem = "treefold: the array is not contiguous (np.ascontiguousarray makes a copy that is)";
     }
     return v;
+}
+
+/// As view_of, for any argument of `function`: what is not a numpy array has no datatype (the C
+/// API's MPI_ERR_TYPE on every rank), no data and its own reason.
+array_view view_of_arg(const py::object& arg, const char* function)
+{
+    if (!py::isinstance<py::array>(arg)) {
+        return {MPI_DATATYPE_NULL, nullptr, 0,
+                std::string("treefold: ") + function + " takes a numpy array, not " + type_name(arg)};
+    }
+    return view_of(py::reinterpret_borrow<py::array>(arg));
 }
 
 /// The numpy scalar of `dt` holding the bytes at `value`.
@@ -232,16 +294,19 @@ auto raising_remote_python_errors(F&& call)
 /// The agreement every call starts with (the C API's own, on the same communicator), for an
 /// object array: element::none, which no numeric call passes, so mixing object and numeric
 /// arrays across ranks is an error everywhere.
-void agree_object(const boost::mpi::communicator& comm, const py::array& a, const py::object& op)
+void agree_object(const boost::mpi::communicator& comm, const py::object& a, const py::object& op)
 {
     capi::detail::local_check mine;
-    if (!is_object(a.dtype())) {
+    if (!py::isinstance<py::array>(a)) {
+        mine.error_class = MPI_ERR_TYPE;
+        mine.message = "treefold: the values must be a numpy array (of dtype object), not " + type_name(a);
+    } else if (!is_object(py::reinterpret_borrow<py::array>(a).dtype())) {
         mine.error_class = MPI_ERR_OP;
         mine.message = "treefold: a callable op needs an array of dtype object";
     } else if (!PyCallable_Check(op.ptr())) {
         mine.error_class = MPI_ERR_OP;
         mine.message = "treefold: object arrays need a callable op";
-    } else if ((a.flags() & py::array::c_style) == 0) {
+    } else if ((py::reinterpret_borrow<py::array>(a).flags() & py::array::c_style) == 0) {
         mine.error_class = MPI_ERR_BUFFER;
         mine.message = "treefold: the array is not contiguous";
     }
@@ -263,10 +328,11 @@ std::vector<value> values_of(const py::array& a)
     return xs;
 }
 
-py::object allreduce_objects(MPI_Comm c, const py::array& a, const py::object& op)
+py::object allreduce_objects(MPI_Comm c, const py::object& arg, const py::object& op)
 {
     const boost::mpi::communicator comm(c, boost::mpi::comm_attach);
-    agree_object(comm, a, op);
+    agree_object(comm, arg, op);
+    const py::array a = py::reinterpret_borrow<py::array>(arg); // (agreed: an object array)
     callable fn;
     *fn.fn = op;
     object_reducer r(comm, layout_from_local_size(comm, static_cast<std::uint64_t>(a.size())), fn);
@@ -282,21 +348,25 @@ struct object_call {
     std::optional<request<value, std::optional<value>>> rooted;
 };
 
+/// What a Reducer's call with an unusable array somewhere else says on a rank whose own
+/// arguments were fine (the C API's message names the NULL buffer the module passed instead).
+const char* const another_rank_failed =
+    "treefold: another rank passed an unusable array (not a numpy array, wrong dtype or size, or not contiguous)";
+
 /// treefold.Request: a Reducer's nonblocking call (treefold_iallreduce_ctx / _ireduce_ctx, or
 /// an object reducer's iall_reduce / ireduce). It keeps the Reducer and the array alive until
-/// the call completes.
+/// the call completes. `root`: none for an allreduce.
 class py_request {
 public:
-    py_request(py::object owner, py::array keep, py::dtype dtype, int root, int rank, std::string problem,
-               bool empty_rank)
+    py_request(py::object owner, py::object keep, py::dtype dtype, std::optional<int> root, int rank,
+               local_error error)
         : owner_(std::move(owner)), keep_(std::move(keep)), dtype_(std::move(dtype)),
-          result_(static_cast<std::size_t>(dtype_.itemsize())), root_(root), rank_(rank),
-          problem_(std::move(problem)), empty_rank_(empty_rank)
+          result_(static_cast<std::size_t>(dtype_.itemsize())), root_(root), rank_(rank), error_(std::move(error))
     {
     }
     /// An object reducer's call, started.
-    py_request(py::object owner, object_call call, int root, int rank)
-        : owner_(std::move(owner)), objects_(std::move(call)), root_(root), rank_(rank), empty_rank_(false)
+    py_request(py::object owner, object_call call, std::optional<int> root, int rank, local_error error)
+        : owner_(std::move(owner)), objects_(std::move(call)), root_(root), rank_(rank), error_(std::move(error))
     {
     }
     py_request(const py_request&) = delete;
@@ -315,10 +385,10 @@ public:
     /// Starts the call on `ctx` with this request's result buffer.
     void start(treefold_context ctx, const void* data)
     {
-        const int rc = root_ < 0 ? treefold_iallreduce_ctx(ctx, data, result_.data(), &request_)
-                                 : treefold_ireduce_ctx(ctx, data, result_.data(), root_, &request_);
-        if (rc != MPI_SUCCESS) {
-            raise(rc, "");
+        const int rc = root_ ? treefold_ireduce_ctx(ctx, data, result_.data(), *root_, &request_)
+                             : treefold_iallreduce_ctx(ctx, data, result_.data(), &request_);
+        if (rc != MPI_SUCCESS) { // (TREEFOLD_CHECK's checks fail here on every rank)
+            raise(error_ ? error_.error_class : rc, error_ ? error_.message : std::string());
         }
     }
 
@@ -336,13 +406,15 @@ public:
                 rc = treefold_test(&request_, &flag);
             }
             if (flag != 0) {
-                complete(rc);
+                done_ = true;
+                rc_ = rc;
             }
         }
         return done_;
     }
 
-    /// The result (None off the root of a reduce), or the call's error raised on every rank.
+    /// The result (None off the root of a reduce), or the call's error raised on every rank
+    /// (this rank's own reason where its arguments were the cause).
     py::object wait()
     {
         if (objects_) {
@@ -354,12 +426,16 @@ public:
                 py::gil_scoped_release unlocked;
                 rc = treefold_wait(&request_);
             }
-            complete(rc);
+            done_ = true;
+            rc_ = rc;
+        }
+        if (error_) {
+            raise(error_.error_class, error_.message);
         }
         if (rc_ != MPI_SUCCESS) {
-            raise(rc_, problem_.empty() ? std::string() : problem_);
+            raise(rc_, rc_ == MPI_ERR_BUFFER ? another_rank_failed : "");
         }
-        if (root_ >= 0 && root_ != rank_) {
+        if (root_ && *root_ != rank_) {
             return py::none();
         }
         return scalar_of(dtype_, result_.data());
@@ -372,37 +448,31 @@ private:
             throw std::logic_error("treefold: wait() on a Request that was already completed");
         }
         done_ = true;
-        return raising_remote_python_errors([&]() -> py::object {
-            if (objects_->all) {
-                return objects_->all->wait().obj;
+        try {
+            return raising_remote_python_errors([&]() -> py::object {
+                if (objects_->all) {
+                    return objects_->all->wait().obj;
+                }
+                std::optional<value> v = objects_->rooted->wait();
+                return v ? v->obj : py::none();
+            });
+        } catch (...) {
+            if (error_) {
+                raise(error_.error_class, error_.message);
             }
-            std::optional<value> v = objects_->rooted->wait();
-            return v ? v->obj : py::none();
-        });
-    }
-
-    void complete(int rc)
-    {
-        done_ = true;
-        rc_ = rc;
-        if (!problem_.empty() && empty_rank_ && rc_ == MPI_SUCCESS) {
-            rc_ = MPI_ERR_BUFFER; // as in the blocking call: a rank without values fails alone
-        }
-        if (rc_ == MPI_ERR_BUFFER && problem_.empty()) {
-            problem_ = "treefold: another rank passed an unusable array (wrong dtype or size, or not contiguous)";
+            throw;
         }
     }
 
     py::object owner_;
-    py::array keep_;
+    py::object keep_;
     py::dtype dtype_;
     std::optional<object_call> objects_;
     std::vector<unsigned char> result_;
     treefold_request request_ = nullptr;
-    int root_;
+    std::optional<int> root_;
     int rank_;
-    std::string problem_;
-    bool empty_rank_;
+    local_error error_;
     bool done_ = false;
     int rc_ = MPI_SUCCESS;
 };
@@ -446,6 +516,7 @@ public:
     {
         const MPI_Comm c = comm_of(comm);
         MPI_Comm_rank(c, &rank_);
+        MPI_Comm_size(c, &size_);
         if (is_object(dtype_)) {
             const boost::mpi::communicator bc(c, boost::mpi::comm_attach);
             capi::detail::local_check mine;
@@ -491,35 +562,48 @@ public:
         width_ = treefold_context_width(ctx);
     }
 
-    py::object allreduce(const py::array& a) { return call(a, -1); }
+    /// Reducer.allreduce and Reducer.reduce (`root` given): the reduction on every rank, or on
+    /// the root (None elsewhere).
+    py::object allreduce(const py::object& array) { return call(array, std::nullopt); }
+    py::object reduce(const py::object& array, const py::object& root) { return call(array, root_of(root, size_)); }
 
-    /// Starts allreduce (root < 0) or reduce without waiting: a treefold.Request.
-    std::unique_ptr<py_request> start(py::object self, const py::array& a, int root)
+    /// Starts allreduce (no root) or reduce without waiting: a treefold.Request. Unusable
+    /// arguments take part in the call as this rank's failure, which the wait raises on every
+    /// rank (as the blocking call does).
+    std::unique_ptr<py_request> start(py::object self, const py::object& array, const std::optional<py::object>& root)
     {
+        const std::optional<root_arg> r = root ? std::optional<root_arg>(root_of(*root, size_)) : std::nullopt;
+        const std::optional<int> to = r ? std::optional<int>(r->value) : std::nullopt;
         if (objects_) {
             // (Pickled values are not trivially copyable: the reducer completes the call
             // before it returns the request.)
-            std::vector<value> xs = object_values(a);
+            local_error error;
+            std::vector<value> xs = object_values(array, error);
+            if (!error && r) {
+                error = r->error;
+            }
             object_call call;
             raising_remote_python_errors([&] {
-                if (root < 0) {
-                    call.all.emplace(objects_->iall_reduce(xs));
+                if (to) {
+                    call.rooted.emplace(objects_->ireduce(xs, *to));
                 } else {
-                    call.rooted.emplace(objects_->ireduce(xs, root));
+                    call.all.emplace(objects_->iall_reduce(xs));
                 }
             });
-            return std::make_unique<py_request>(std::move(self), std::move(call), root, rank_);
+            return std::make_unique<py_request>(std::move(self), std::move(call), to, rank_, std::move(error));
         }
         if (rows_) {
             throw py::value_error("treefold: row Reducers have no nonblocking calls (as C's row contexts)");
         }
-        array_view v = view_of(a);
-        const std::string problem = problem_of(a, v);
-        auto request = std::make_unique<py_request>(std::move(self), a, dtype_, root, rank_, problem, local_count_ == 0);
-        request->start(ctx_.get(), v.data);
+        local_error error;
+        const void* data = values_for_call(array, error);
+        if (!error && r) {
+            error = r->error; // (its root, passed on as it is, fails the call on every rank)
+        }
+        auto request = std::make_unique<py_request>(std::move(self), array, dtype_, to, rank_, error);
+        request->start(ctx_.get(), data);
         return request;
     }
-    py::object reduce(const py::array& a, int root) { return call(a, root); }
 
     /// The context's own buffer as a numpy array (no copy; it keeps the Reducer alive).
     py::array buffer(py::object self)
@@ -553,39 +637,51 @@ public:
     }
 
 private:
-    py::object call(const py::array& a, int root)
+    /// A blocking call: allreduce (no root) or reduce.
+    py::object call(const py::object& array, const std::optional<root_arg>& root)
     {
+        const std::optional<int> to = root ? std::optional<int>(root->value) : std::nullopt;
+        local_error error;
         if (objects_) {
-            // The slow path: wrong dtypes or sizes become a wrong-size span, which the
-            // reducer reports on every rank.
-            std::vector<value> xs = object_values(a);
-            return raising_remote_python_errors([&]() -> py::object {
-                if (root < 0) {
-                    return objects_->all_reduce(xs).obj;
+            // The slow path: an unusable array becomes a wrong-size span, which the reducer
+            // reports on every rank, as it does a root that is no rank.
+            std::vector<value> xs = object_values(array, error);
+            if (!error && root) {
+                error = root->error;
+            }
+            try {
+                return raising_remote_python_errors([&]() -> py::object {
+                    if (!to) {
+                        return objects_->all_reduce(xs).obj;
+                    }
+                    std::optional<value> v = objects_->reduce(xs, *to);
+                    return v ? v->obj : py::none();
+                });
+            } catch (...) {
+                if (error) {
+                    raise(error.error_class, error.message);
                 }
-                std::optional<value> v = objects_->reduce(xs, root);
-                return v ? v->obj : py::none();
-            });
+                throw;
+            }
         }
-        array_view v = view_of(a);
-        std::string problem = problem_of(a, v);
+        const void* data = values_for_call(array, error);
+        if (!error && root) {
+            error = root->error; // (its root, passed on as it is, fails the call on every rank)
+        }
         std::vector<unsigned char> result(static_cast<std::size_t>(width_ * dtype_.itemsize()));
         int rc = MPI_SUCCESS;
         {
             py::gil_scoped_release unlocked;
-            rc = root < 0 ? treefold_allreduce_ctx(ctx_.get(), v.data, result.data())
-                          : treefold_reduce_ctx(ctx_.get(), v.data, result.data(), root);
+            rc = to ? treefold_reduce_ctx(ctx_.get(), data, result.data(), *to)
+                    : treefold_allreduce_ctx(ctx_.get(), data, result.data());
         }
-        if (!problem.empty() && local_count_ == 0 && rc == MPI_SUCCESS) {
-            rc = MPI_ERR_BUFFER; // a rank without values cannot fail the others, but it fails
-        }
-        if (rc == MPI_ERR_BUFFER && problem.empty()) {
-            problem = "treefold: another rank passed an unusable array (wrong dtype or size, or not contiguous)";
+        if (error) {
+            raise(error.error_class, error.message);
         }
         if (rc != MPI_SUCCESS) {
-            raise(rc == MPI_ERR_BUFFER && v.type != datatype_of(dtype_) ? MPI_ERR_TYPE : rc, problem);
+            raise(rc, rc == MPI_ERR_BUFFER ? another_rank_failed : "");
         }
-        if (root >= 0 && root != rank_) {
+        if (to && *to != rank_) {
             return py::none();
         }
         if (rows_) {
@@ -596,36 +692,55 @@ private:
         return scalar_of(dtype_, result.data());
     }
 
-    /// An object array's values; for an unusable array (not object, not contiguous, another
-    /// size) one value too many, which the reducer reports on every rank.
-    std::vector<value> object_values(const py::array& a) const
+    /// An object array's values; for an unusable argument (not an object array, not
+    /// contiguous, another size) one value too many, which the reducer reports on every rank,
+    /// and this rank's reason in `error`.
+    std::vector<value> object_values(const py::object& array, local_error& error) const
     {
-        const bool ok = is_object(a.dtype()) && (a.flags() & py::array::c_style) != 0 && a.size() == local_count_;
-        return ok ? values_of(a) : std::vector<value>(static_cast<std::size_t>(local_count_ + 1));
+        if (!py::isinstance<py::array>(array)) {
+            error = {MPI_ERR_TYPE, "treefold: a Reducer's call takes a numpy array, not " + type_name(array)};
+        } else if (const py::array a = py::reinterpret_borrow<py::array>(array); !is_object(a.dtype())) {
+            error = {MPI_ERR_TYPE, "treefold: the array's dtype is " + py::str(a.dtype()).cast<std::string>() +
+                                       " but the Reducer's is object"};
+        } else if ((a.flags() & py::array::c_style) == 0) {
+            error = {MPI_ERR_BUFFER,
+                     "treefold: the array is not contiguous (np.ascontiguousarray makes a copy that is)"};
+        } else if (a.size() != local_count_) {
+            error = {MPI_ERR_BUFFER, "treefold: the array holds " + std::to_string(a.size()) +
+                                         " values but this rank's block holds " + std::to_string(local_count_)};
+        } else {
+            return values_of(a);
+        }
+        return std::vector<value>(static_cast<std::size_t>(local_count_ + 1));
     }
 
-    /// What is wrong with `a` for this Reducer ("" when nothing); when something is, v.data is
-    /// set to NULL, so the call takes part and fails on every rank.
-    std::string problem_of(const py::array& a, array_view& v)
+    /// The local buffer to pass to the C API for `array`: its data, or, when this rank cannot
+    /// use it (`error` says why), MPI_IN_PLACE, which every context call takes part with as
+    /// this rank's failure (MPI_ERR_BUFFER on every rank, whatever this rank's count; a NULL
+    /// buffer would pass unnoticed where the count is 0).
+    const void* values_for_call(const py::object& array, local_error& error) const
     {
-        std::string problem = v.problem;
-        if (problem.empty() && v.type != datatype_of(dtype_)) {
-            problem = "treefold: the array's dtype is " + py::str(a.dtype()).cast<std::string>() +
-                      " but the Reducer's is " + py::str(dtype_).cast<std::string>();
+        const array_view v = view_of_arg(array, "a Reducer's call");
+        if (v.type == MPI_DATATYPE_NULL) {
+            error = {MPI_ERR_TYPE, v.problem};
+        } else if (!v.problem.empty()) {
+            error = {MPI_ERR_BUFFER, v.problem};
+        } else if (v.type != datatype_of(dtype_)) {
+            const py::array a = py::reinterpret_borrow<py::array>(array);
+            error = {MPI_ERR_TYPE, "treefold: the array's dtype is " + py::str(a.dtype()).cast<std::string>() +
+                                       " but the Reducer's is " + py::str(dtype_).cast<std::string>()};
+        } else if (const py::array a = py::reinterpret_borrow<py::array>(array);
+                   rows_ && (a.ndim() != 2 || a.shape(0) != local_count_ ||
+                             a.shape(1) != static_cast<py::ssize_t>(width_))) {
+            error = {MPI_ERR_BUFFER, "treefold: a row Reducer takes a 2-D array of shape (" +
+                                         std::to_string(local_count_) + ", " + std::to_string(width_) + ")"};
+        } else if (!rows_ && v.count != local_count_) {
+            error = {MPI_ERR_BUFFER, "treefold: the array holds " + std::to_string(v.count) +
+                                         " values but this rank's block holds " + std::to_string(local_count_)};
+        } else {
+            return v.data;
         }
-        if (problem.empty() && rows_ &&
-            (a.ndim() != 2 || a.shape(0) != local_count_ || a.shape(1) != static_cast<py::ssize_t>(width_))) {
-            problem = "treefold: a row Reducer takes a 2-D array of shape (" + std::to_string(local_count_) + ", " +
-                      std::to_string(width_) + ")";
-        }
-        if (problem.empty() && !rows_ && v.count != local_count_) {
-            problem = "treefold: the array holds " + std::to_string(v.count) + " values but this rank's block holds " +
-                      std::to_string(local_count_);
-        }
-        if (!problem.empty()) {
-            v.data = nullptr;
-        }
-        return problem;
+        return MPI_IN_PLACE;
     }
 
     struct destroy {
@@ -647,12 +762,13 @@ private:
     std::int64_t width_ = 1; ///< values per global index (k for a row Reducer)
     bool rows_ = false;
     int rank_ = 0;
+    int size_ = 1;
 };
 
 /// A 2-D array's call: one row per global index (rows in rank order), each of its k columns
-/// reduced over the global index (a C row context, planned for this call); root < 0: on
-/// every rank. A 1-D array of k values (None off the root).
-py::object rows_call(MPI_Comm c, const py::array& a, MPI_Op op, int root)
+/// reduced over the global index (a C row context, planned for this call), on every rank, or
+/// on `root` only. A 1-D array of k values (None off the root).
+py::object rows_call(MPI_Comm c, const py::array& a, MPI_Op op, std::optional<int> root)
 {
     const array_view v = view_of(a);
     treefold_context ctx = nullptr;
@@ -664,63 +780,78 @@ py::object rows_call(MPI_Comm c, const py::array& a, MPI_Op op, int root)
     int rank = 0;
     MPI_Comm_rank(c, &rank);
     py::array out(a.dtype(), std::vector<py::ssize_t>{a.shape(1)});
-    void* result = root < 0 || root == rank ? out.mutable_data() : nullptr;
+    void* result = out.mutable_data(); // (untouched off the root)
+    std::string message; // (the call's, read before destroy's success clears it)
     {
         py::gil_scoped_release unlocked;
-        rc = root < 0 ? treefold_allreduce_ctx(ctx, v.data, result) : treefold_reduce_ctx(ctx, v.data, result, root);
+        rc = root ? treefold_reduce_ctx(ctx, v.data, result, *root) : treefold_allreduce_ctx(ctx, v.data, result);
+        message = v.problem.empty() ? treefold_last_error() : v.problem;
         treefold_context_destroy(&ctx);
     }
     if (rc != MPI_SUCCESS) {
-        raise(rc, v.problem);
+        raise(rc, message);
     }
-    return result == nullptr ? py::object(py::none()) : py::object(out);
+    return root && *root != rank ? py::object(py::none()) : py::object(out);
 }
 
-/// treefold.reduce: as allreduce, the result on `root` only (None elsewhere).
-py::object reduce(const py::object& comm, const py::array& a, int root, const py::object& op)
+/// treefold.reduce: as allreduce, the result on `root` only (None elsewhere). A root that is
+/// no rank (or no int) on any rank fails on every rank, through the C API or the reducer.
+py::object reduce(const py::object& comm, const py::object& array, const py::object& root_object, const py::object& op)
 {
     const MPI_Comm c = comm_of(comm);
-    const std::optional<MPI_Op> mpi_op = numeric_op(op);
-    if (!mpi_op) {
-        const boost::mpi::communicator bc(c, boost::mpi::comm_attach);
-        agree_object(bc, a, op);
-        callable fn;
-        *fn.fn = op;
-        object_reducer r(bc, layout_from_local_size(bc, static_cast<std::uint64_t>(a.size())), fn);
-        return raising_remote_python_errors([&]() -> py::object {
-            std::optional<value> v = r.reduce(values_of(a), root);
-            return v ? v->obj : py::none();
-        });
-    }
-    if (a.ndim() == 2) {
-        return rows_call(c, a, *mpi_op, root);
-    }
-    const array_view v = view_of(a);
-    std::vector<unsigned char> result(16);
     int rank = 0;
+    int size = 1;
     MPI_Comm_rank(c, &rank);
-    int rc = MPI_SUCCESS;
-    {
-        py::gil_scoped_release unlocked;
-        rc = treefold_reduce_c(v.data, result.data(), v.count, v.type, *mpi_op, root, c);
+    MPI_Comm_size(c, &size);
+    const root_arg root = root_of(root_object, size);
+    const std::optional<MPI_Op> mpi_op = numeric_op(op);
+    try {
+        if (!mpi_op) {
+            const boost::mpi::communicator bc(c, boost::mpi::comm_attach);
+            agree_object(bc, array, op);
+            const py::array a = py::reinterpret_borrow<py::array>(array); // (agreed: an object array)
+            callable fn;
+            *fn.fn = op;
+            object_reducer r(bc, layout_from_local_size(bc, static_cast<std::uint64_t>(a.size())), fn);
+            return raising_remote_python_errors([&]() -> py::object {
+                std::optional<value> v = r.reduce(values_of(a), root.value);
+                return v ? v->obj : py::none();
+            });
+        }
+        if (py::isinstance<py::array>(array) && py::reinterpret_borrow<py::array>(array).ndim() == 2) {
+            return rows_call(c, py::reinterpret_borrow<py::array>(array), *mpi_op, root.value);
+        }
+        const array_view v = view_of_arg(array, "treefold.reduce");
+        std::vector<unsigned char> result(16);
+        int rc = MPI_SUCCESS;
+        {
+            py::gil_scoped_release unlocked;
+            rc = treefold_reduce_c(v.data, result.data(), v.count, v.type, *mpi_op, root.value, c);
+        }
+        if (rc != MPI_SUCCESS) {
+            raise(rc, v.problem);
+        }
+        return rank == root.value ? scalar_of(py::reinterpret_borrow<py::array>(array).dtype(), result.data())
+                                  : py::object(py::none());
+    } catch (...) {
+        if (root.error) { // a root that is no int, or beyond int: this rank's own reason
+            raise(root.error.error_class, root.error.message);
+        }
+        throw;
     }
-    if (rc != MPI_SUCCESS) {
-        raise(rc, v.problem);
-    }
-    return rank == root ? scalar_of(a.dtype(), result.data()) : py::object(py::none());
 }
 
-py::object allreduce(const py::object& comm, const py::array& a, const py::object& op)
+py::object allreduce(const py::object& comm, const py::object& array, const py::object& op)
 {
     const MPI_Comm c = comm_of(comm);
     const std::optional<MPI_Op> mpi_op = numeric_op(op);
     if (!mpi_op) {
-        return allreduce_objects(c, a, op);
+        return allreduce_objects(c, array, op);
     }
-    if (a.ndim() == 2) {
-        return rows_call(c, a, *mpi_op, -1);
+    if (py::isinstance<py::array>(array) && py::reinterpret_borrow<py::array>(array).ndim() == 2) {
+        return rows_call(c, py::reinterpret_borrow<py::array>(array), *mpi_op, std::nullopt);
     }
-    const array_view v = view_of(a);
+    const array_view v = view_of_arg(array, "treefold.allreduce");
     std::vector<unsigned char> result(16);
     int rc = MPI_SUCCESS;
     {
@@ -730,7 +861,7 @@ py::object allreduce(const py::object& comm, const py::array& a, const py::objec
     if (rc != MPI_SUCCESS) {
         raise(rc, v.problem);
     }
-    return scalar_of(a.dtype(), result.data());
+    return scalar_of(py::reinterpret_borrow<py::array>(array).dtype(), result.data());
 }
 
 /// One array of a dot term: its data and length, or `problem` when it is not a 1-D
@@ -803,17 +934,25 @@ std::vector<double> dots_call(MPI_Comm c, const std::vector<std::pair<py::array,
     return results;
 }
 
-double dot(const py::object& comm, const py::array& x, const py::array& y)
+double dot(const py::object& comm, const py::object& x, const py::object& y)
 {
-    return dots_call(comm_of(comm), {{x, y}})[0];
+    const MPI_Comm c = comm_of(comm);
+    if (!py::isinstance<py::array>(x) || !py::isinstance<py::array>(y)) { // takes part, as an error
+        return dots_call(c, {},
+                         "treefold: dot takes numpy arrays x and y, not " + type_name(x) + " and " + type_name(y))[0];
+    }
+    return dots_call(c, {{py::reinterpret_borrow<py::array>(x), py::reinterpret_borrow<py::array>(y)}})[0];
 }
 
-std::vector<double> dots(const py::object& comm, const py::list& terms)
+std::vector<double> dots(const py::object& comm, const py::object& terms)
 {
     const MPI_Comm c = comm_of(comm);
     std::vector<std::pair<py::array, std::optional<py::array>>> ts;
     // A term of the wrong shape still takes part in the call (as an error), never a hang.
     const std::string bad = "treefold: each dots term is a numpy array or a pair (x, y or None) of them";
+    if (!py::isinstance<py::list>(terms) && !py::isinstance<py::tuple>(terms)) {
+        return dots_call(c, {}, "treefold: dots takes a list of terms, not " + type_name(terms));
+    }
     for (const py::handle t : terms) {
         if (py::isinstance<py::array>(t)) {
             ts.emplace_back(py::reinterpret_borrow<py::array>(t), std::nullopt);
@@ -828,6 +967,172 @@ std::vector<double> dots(const py::object& comm, const py::list& terms)
                         y.is_none() ? std::nullopt : std::optional<py::array>(y.cast<py::array>()));
     }
     return dots_call(c, ts);
+}
+
+// ---- Arguments -----------------------------------------------------------------------------
+// Every public function and method takes (*args, **kwargs) and binds them here, so that a
+// misspelled or foreign keyword is a TypeError naming it and the accepted ones (pybind11's own
+// message lists its overloads and the repr of every argument, a whole array included). The
+// same call binds the same way on every rank, so raising here leaves no rank waiting.
+
+/// One parameter: its name and, when optional, its default as the signature shows it.
+struct parameter {
+    const char* name;
+    const char* default_text = nullptr;
+};
+
+/// A public function's parameters, the last `keyword_only` of them by keyword only.
+struct signature {
+    std::string name; ///< as called: "treefold.allreduce", "Reducer.reduce"
+    std::vector<parameter> params;
+    std::size_t keyword_only = 0;
+
+    /// "(comm, array, op='sum')"; `self` first when given.
+    std::string text(const char* self = nullptr) const
+    {
+        std::string t = "(";
+        std::string sep;
+        if (self != nullptr) {
+            t += self;
+            sep = ", ";
+        }
+        for (std::size_t i = 0; i < params.size(); ++i) {
+            t += sep;
+            sep = ", ";
+            if (keyword_only > 0 && i == params.size() - keyword_only) {
+                t += "*, ";
+            }
+            t += params[i].name;
+            if (params[i].default_text != nullptr) {
+                t += std::string("=") + params[i].default_text;
+            }
+        }
+        return t + ")";
+    }
+
+    /// The docstring of `def_name`: CPython's text-signature line (which help() and
+    /// inspect.signature read; "$self" for a method), then `doc`.
+    std::string docstring(const std::string& def_name, bool method, const std::string& doc) const
+    {
+        return def_name + text(method ? "$self" : nullptr) + "\n--\n\n" + doc;
+    }
+
+    /// The call's arguments, one per parameter (a null object where an optional one was not
+    /// given), or a TypeError that names what does not fit.
+    std::vector<py::object> bind(const py::args& args, const py::kwargs& kwargs) const
+    {
+        const std::size_t positional = params.size() - keyword_only;
+        std::vector<py::object> bound(params.size());
+        if (args.size() > positional) {
+            fail("takes " + std::to_string(positional) + " positional argument" + (positional == 1 ? "" : "s") +
+                 " but " + std::to_string(args.size()) + " were given");
+        }
+        for (std::size_t i = 0; i < args.size(); ++i) {
+            bound[i] = args[i];
+        }
+        for (const auto& [key, value] : kwargs) {
+            const std::string word = py::str(key);
+            const auto at =
+                std::find_if(params.begin(), params.end(), [&](const parameter& p) { return word == p.name; });
+            if (at == params.end()) {
+                fail("got an unexpected keyword argument '" + word + "'" + hint(word));
+            }
+            py::object& slot = bound[static_cast<std::size_t>(at - params.begin())];
+            if (slot) {
+                fail("got multiple values for argument '" + word + "'");
+            }
+            slot = py::reinterpret_borrow<py::object>(value);
+        }
+        for (std::size_t i = 0; i < params.size(); ++i) {
+            if (!bound[i] && params[i].default_text == nullptr) {
+                fail(std::string("missing the required argument '") + params[i].name + "'");
+            }
+        }
+        return bound;
+    }
+
+    [[noreturn]] void fail(const std::string& what) const
+    {
+        throw py::type_error(name + "() " + what + "; it takes " + name + text());
+    }
+
+    /// A parameter close to `word` (a misspelling), or where a Reducer option belongs.
+    std::string hint(const std::string& word) const
+    {
+        std::vector<std::string> names;
+        for (const parameter& p : params) {
+            names.emplace_back(p.name);
+        }
+        const py::list close = py::module_::import("difflib").attr("get_close_matches")(word, names, 1);
+        if (!close.empty()) {
+            return " (did you mean '" + close[0].cast<std::string>() + "'?)";
+        }
+        if (word == "exchange" || word == "threads" || word == "kernel") {
+            return " (" + word + " is an option of the treefold.Reducer constructor)";
+        }
+        return "";
+    }
+};
+
+/// The argument `v` of `function` as an int (None or not given: nullopt); TypeError when it
+/// is no int (numpy's ints are), OverflowError beyond int64.
+std::optional<std::int64_t> int_arg(const py::object& v, const char* name, const std::string& function)
+{
+    if (!v || v.is_none()) {
+        return std::nullopt;
+    }
+    if (PyIndex_Check(v.ptr()) == 0) {
+        throw py::type_error(function + "(): " + name + " must be an int, not " + type_name(v));
+    }
+    const py::object i = py::reinterpret_steal<py::object>(PyNumber_Index(v.ptr()));
+    if (!i) {
+        throw py::error_already_set();
+    }
+    int overflow = 0;
+    const long long x = PyLong_AsLongLongAndOverflow(i.ptr(), &overflow);
+    if (overflow != 0) {
+        PyErr_SetString(PyExc_OverflowError, (function + "(): " + name + " does not fit in int64").c_str());
+        throw py::error_already_set();
+    }
+    return static_cast<std::int64_t>(x);
+}
+
+/// The argument `v` of `function` as a str (None or not given: nullopt); TypeError otherwise.
+std::optional<std::string> str_arg(const py::object& v, const char* name, const std::string& function)
+{
+    if (!v || v.is_none()) {
+        return std::nullopt;
+    }
+    if (!py::isinstance<py::str>(v)) {
+        throw py::type_error(function + "(): " + name + " must be a str, not " + type_name(v));
+    }
+    return v.cast<std::string>();
+}
+
+/// `v`, or `fallback` when the argument was not given.
+py::object or_default(const py::object& v, py::object fallback) { return v ? v : std::move(fallback); }
+
+/// Defines function `name` of module `m` over `s`'s binding: f(bound arguments).
+template <class F>
+void def_function(py::module_& m, const char* name, const signature& s, const std::string& doc, F f)
+{
+    const std::string text = s.docstring(name, false, doc);
+    m.def(
+        name, [s, f](const py::args& args, const py::kwargs& kwargs) { return f(s.bind(args, kwargs)); },
+        text.c_str());
+}
+
+/// Defines method `name` of `cls` over `s`'s binding: f(self, bound arguments).
+template <class Class, class F>
+void def_method(Class& cls, const char* name, const signature& s, const std::string& doc, F f)
+{
+    const std::string text = s.docstring(name, true, doc);
+    cls.def(
+        name,
+        [s, f](const py::object& self, const py::args& args, const py::kwargs& kwargs) {
+            return f(self, s.bind(args, kwargs));
+        },
+        text.c_str());
 }
 
 } // namespace
@@ -847,8 +1152,14 @@ value along treefold's tree over the global index, with the bits of the C++ tree
 Collective over the mpi4py communicator; an error on any rank raises on every rank
 (TypeError for dtypes, ValueError for arguments, RuntimeError otherwise).)";
 
-    m.def("allreduce", &allreduce, py::arg("comm"), py::arg("array"), py::arg("op") = "sum",
-          R"(The reduction of every rank's array (concatenated in rank order) on every rank.
+    // The signatures are in the docstrings (text-signature lines), since every function takes
+    // (*args, **kwargs) for its own binding.
+    py::options options;
+    options.disable_function_signatures();
+
+    const parameter op{"op", "'sum'"};
+    def_function(m, "allreduce", {"treefold.allreduce", {{"comm"}, {"array"}, op}},
+                 R"(The reduction of every rank's array (concatenated in rank order) on every rank.
 
 array: a C-contiguous numpy array of float64, float32, int32, int64 or complex128 (read in
 place, never copied); op: "sum", "prod", "min" or "max", or mpi4py's MPI.SUM, MPI.PROD,
@@ -858,66 +1169,105 @@ op(left, right) (left covers the lower indices) the values travel pickled and th
 runs with the GIL held: a slow path for exact or custom arithmetic (fractions, strings). A
 value pickle refuses, or a callable that raises, on one rank raises on every rank: its own
 exception there, elsewhere the same built-in exception type (RuntimeError for other types)
-naming the rank and the message.)");
+naming the rank and the message.)",
+                 [](const std::vector<py::object>& a) {
+                     return allreduce(a[0], a[1], or_default(a[2], py::str("sum")));
+                 });
 
-    m.def("dot", &dot, py::arg("comm"), py::arg("x"), py::arg("y"),
-          R"(The reproducible dot product of x and y (this rank's blocks, rank order) on every rank.
+    def_function(m, "dot", {"treefold.dot", {{"comm"}, {"x"}, {"y"}}},
+                 R"(The reproducible dot product of x and y (this rank's blocks, rank order) on every rank.
 
 x, y: 1-D C-contiguous float64 arrays of the same length (read in place). The result has the
 bits of allreduce(comm, x * y): each product rounded once, summed along treefold's tree, the
-same for every number of processes.)");
+same for every number of processes.)",
+                 [](const std::vector<py::object>& a) { return dot(a[0], a[1], a[2]); });
 
-    m.def("dots", &dots, py::arg("comm"), py::arg("terms"),
-          R"(Up to 4 reductions over the same layout in one exchange, as a list of floats.
+    def_function(m, "dots", {"treefold.dots", {{"comm"}, {"terms"}}},
+                 R"(Up to 4 reductions over the same layout in one exchange, as a list of floats.
 
 terms: a list of (x, y) pairs (the dot of x and y, as dot) or (x, None) / x (the sum of x,
 as allreduce); every array 1-D float64 of the same length. Each result has the bits of its
-own call.)");
+own call.)",
+                 [](const std::vector<py::object>& a) { return dots(a[0], a[1]); });
 
-    m.def("reduce", &reduce, py::arg("comm"), py::arg("array"), py::arg("root"), py::arg("op") = "sum",
-          R"(As allreduce, the result on root only (None on the other ranks); it plans on every call
-(a Reducer plans once), so every argument error, a bad root too, raises on every rank.)");
+    def_function(m, "reduce", {"treefold.reduce", {{"comm"}, {"array"}, {"root"}, op}},
+                 R"(As allreduce, the result on root only (None on the other ranks); it plans on every call
+(a Reducer plans once), so every argument error, a bad root too, raises on every rank.)",
+                 [](const std::vector<py::object>& a) {
+                     return reduce(a[0], a[1], a[2], or_default(a[3], py::str("sum")));
+                 });
 
-    py::class_<py_request>(m, "Request", "A Reducer's nonblocking call (Reducer.iallreduce, Reducer.ireduce).")
-        .def("test", &py_request::test, "True once the call has completed (wait() then does not block).")
-        .def("wait", &py_request::wait,
-             "The result (None off the root of ireduce), or the call's error, raised on every rank.");
+    py::class_<py_request> request(m, "Request", "A Reducer's nonblocking call (Reducer.iallreduce, Reducer.ireduce).");
+    def_method(request, "test", {"Request.test", {}}, "True once the call has completed (wait() then does not block).",
+               [](const py::object& self, const std::vector<py::object>&) { return self.cast<py_request&>().test(); });
+    def_method(request, "wait", {"Request.wait", {}},
+               "The result (None off the root of ireduce), or the call's error, raised on every rank.",
+               [](const py::object& self, const std::vector<py::object>&) { return self.cast<py_request&>().wait(); });
 
-    py::class_<py_reducer>(m, "Reducer",
-                           R"(A reduction planned once for this rank's local_count values of dtype,
+    py::class_<py_reducer> reducer(m, "Reducer",
+                                   R"(A reduction planned once for this rank's local_count values of dtype,
 reusable for many calls: Reducer(comm, local_count, dtype, op="sum", global_start=None, k=None,
-exchange=None, threads=None, kernel=None).
+*, exchange=None, threads=None, kernel=None).
 Blocks lie in rank order unless every rank passes its global_start. With k (the same on every
 rank) it is element-wise: each global index holds a row of k values, the calls take a 2-D
 array of shape (local_count, k) and return the k column reductions (a 1-D array).
-exchange, threads and kernel are the C context options (numeric Reducers without k).)")
-        .def(py::init([](const py::object& comm, std::int64_t local_count, const py::object& dtype,
-                         const py::object& op, const std::optional<std::int64_t>& global_start,
-                         const std::optional<std::int64_t>& k, const std::optional<std::string>& exchange,
-                         const std::optional<std::int64_t>& threads, const std::optional<std::string>& kernel) {
-                 return std::make_unique<py_reducer>(comm, local_count, dtype, op, global_start, k,
-                                                     reducer_options{exchange, threads, kernel});
-             }),
-             py::arg("comm"), py::arg("local_count"), py::arg("dtype"), py::arg("op") = "sum",
-             py::arg("global_start") = py::none(), py::arg("k") = py::none(), py::kw_only(),
-             py::arg("exchange") = py::none(), py::arg("threads") = py::none(), py::arg("kernel") = py::none())
-        .def("allreduce", &py_reducer::allreduce, py::arg("array"), "The reduction on every rank.")
-        .def("reduce", &py_reducer::reduce, py::arg("array"), py::arg("root"),
-             "The reduction on root (None on the other ranks); an error on any rank, a root out of "
-             "range included, raises on every rank.")
-        .def("iallreduce",
-             [](py::object self, const py::array& a) { return self.cast<py_reducer&>().start(self, a, -1); },
-             py::arg("array"),
-             "Starts allreduce and returns a Request at once (the array must stay unchanged until wait()); "
-             "an object Reducer's call completes before it returns.")
-        .def("ireduce",
-             [](py::object self, const py::array& a, int root) {
-                 return self.cast<py_reducer&>().start(self, a, root);
-             },
-             py::arg("array"), py::arg("root"), "Starts reduce and returns a Request at once.")
-        .def("buffer", [](py::object self) { return self.cast<py_reducer&>().buffer(self); },
-             "The Reducer's own array of local_count values (zero-filled; no copy).")
-        .def_property_readonly("local_count", &py_reducer::local_count)
+exchange, threads and kernel are the C context options (numeric Reducers without k).)");
+    const signature create{"treefold.Reducer",
+                           {{"comm"},
+                            {"local_count"},
+                            {"dtype"},
+                            op,
+                            {"global_start", "None"},
+                            {"k", "None"},
+                            {"exchange", "None"},
+                            {"threads", "None"},
+                            {"kernel", "None"}},
+                           3};
+    const std::string create_doc =
+        create.docstring("__init__", true, "Plans the reduction (collective); see the class docstring.");
+    reducer.def(py::init([create](const py::args& args, const py::kwargs& kwargs) {
+                    const std::vector<py::object> a = create.bind(args, kwargs);
+                    const std::string& f = create.name;
+                    const std::optional<std::int64_t> local_count = int_arg(a[1], "local_count", f);
+                    if (!local_count) {
+                        throw py::type_error(f + "(): local_count must be an int, not None");
+                    }
+                    return std::make_unique<py_reducer>(
+                        a[0], *local_count, a[2], or_default(a[3], py::str("sum")), int_arg(a[4], "global_start", f),
+                        int_arg(a[5], "k", f),
+                        reducer_options{str_arg(a[6], "exchange", f), int_arg(a[7], "threads", f),
+                                        str_arg(a[8], "kernel", f)});
+                }),
+                create_doc.c_str());
+    def_method(reducer, "allreduce", {"Reducer.allreduce", {{"array"}}}, "The reduction on every rank.",
+               [](const py::object& self, const std::vector<py::object>& a) {
+                   return self.cast<py_reducer&>().allreduce(a[0]);
+               });
+    def_method(reducer, "reduce", {"Reducer.reduce", {{"array"}, {"root"}}},
+               "The reduction on root (None on the other ranks); an error on any rank, a root that is no "
+               "rank included, raises on every rank.",
+               [](const py::object& self, const std::vector<py::object>& a) {
+                   return self.cast<py_reducer&>().reduce(a[0], a[1]);
+               });
+    def_method(reducer, "iallreduce", {"Reducer.iallreduce", {{"array"}}},
+               "Starts allreduce and returns a Request at once (the array must stay unchanged until wait()); "
+               "an object Reducer's call completes before it returns. An unusable array on any rank raises "
+               "at wait(), on every rank.",
+               [](const py::object& self, const std::vector<py::object>& a) {
+                   return self.cast<py_reducer&>().start(self, a[0], std::nullopt);
+               });
+    def_method(reducer, "ireduce", {"Reducer.ireduce", {{"array"}, {"root"}}},
+               "Starts reduce and returns a Request at once; errors (a root that is no rank included) raise "
+               "at wait(), on every rank.",
+               [](const py::object& self, const std::vector<py::object>& a) {
+                   return self.cast<py_reducer&>().start(self, a[0], a[1]);
+               });
+    def_method(reducer, "buffer", {"Reducer.buffer", {}},
+               "The Reducer's own array of local_count values (zero-filled; no copy).",
+               [](const py::object& self, const std::vector<py::object>&) {
+                   return self.cast<py_reducer&>().buffer(self);
+               });
+    reducer.def_property_readonly("local_count", &py_reducer::local_count)
         .def_property_readonly("k", &py_reducer::k, "Values per global index of a row Reducer (None otherwise).")
         .def_property_readonly("exchange", &py_reducer::exchange,
                                "The exchange the Reducer runs (for 'automatic', the one it chose).")

@@ -175,6 +175,15 @@ int main(int argc, char** argv)
         check(treefold_context_create(MPI_COMM_WORLD, mine, MPI_DOUBLE, MPI_SUM, &ctx) == MPI_SUCCESS, "create again");
         still_in_step(ctx, "the refused threads options");
         treefold_context_destroy(&ctx);
+        /* Thread counts that differ between ranks (1 on some: no threads started there). */
+        MPI_Info_create(&info);
+        MPI_Info_set(info, "threads", rank % 2 == 0 ? "1" : "3");
+        check(treefold_context_create_info(MPI_COMM_WORLD, TREEFOLD_RANK_ORDER, mine, MPI_DOUBLE, MPI_SUM, info, &ctx) ==
+                  MPI_SUCCESS,
+              "thread counts that differ between ranks");
+        MPI_Info_free(&info);
+        still_in_step(ctx, "thread counts that differ between ranks");
+        treefold_context_destroy(&ctx);
     }
 
     /* Threads that cannot start on one rank, after the ranks agreed on the options: its address
@@ -200,7 +209,7 @@ int main(int argc, char** argv)
             }
             MPI_Info info;
             MPI_Info_create(&info);
-            MPI_Info_set(info, "threads", rank == last ? "64" : "2");
+            MPI_Info_set(info, "threads", rank == last ? "64" : rank % 2 == 0 ? "1" : "2"); /* (counts may differ) */
             const int rc = treefold_context_create_info(MPI_COMM_WORLD, TREEFOLD_RANK_ORDER, mine, MPI_DOUBLE, MPI_SUM,
                                                         info, &ctx);
             MPI_Info_free(&info);

@@ -38,6 +38,8 @@ program test_fortran
   call check_other_kinds()
   call check_options()
   call check_nonblocking()
+  call check_nonblocking_arrays()
+  call check_int32_counts()
   call check_errors()
 
   call MPI_Allreduce(MPI_IN_PLACE, failures, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD)
@@ -276,7 +278,8 @@ contains
   end subroutine check_options
 
   !> iallreduce / ireduce with test and wait: the blocking call's bits; a non-contiguous local
-  !> on rank 0 is MPI_ERR_BUFFER on every rank at the wait; a negative root is MPI_ERR_ROOT.
+  !> on rank 0 is MPI_ERR_BUFFER on every rank at the wait (rank 0 told why); a negative root
+  !> is MPI_ERR_ROOT at every rank's wait.
   subroutine check_nonblocking()
     integer(int64), parameter :: n = 3001
     real(real64), asynchronous :: xs(2 * n), got, at_root
@@ -291,6 +294,7 @@ contains
     type(treefold_request) :: req
     logical :: done
     integer :: polls
+    character(len=:), allocatable :: msg
     do i = 1, 2 * n
       xs(i) = sin(real(i, real64)) * 10.0_real64**mod(i, 9_int64)
     end do
@@ -330,8 +334,16 @@ contains
     if (ierr /= MPI_SUCCESS) call fail('iallreduce with a non-contiguous local failed at the start')
     call treefold_wait(req, ierr)
     if (ierr /= MPI_ERR_BUFFER) call fail('non-contiguous local on rank 0: expected MPI_ERR_BUFFER on every rank')
+    msg = treefold_error_message()
+    if (rank == 0 .and. index(msg, 'not contiguous') == 0) call fail('non-contiguous local: the message says '//msg)
+    ! A root that is no rank (-1 on every rank, then on the last rank only): every rank's wait.
     call treefold_ireduce_ctx(ctx, xs(lo:hi), at_root, -1, req, ierr)
-    if (ierr /= MPI_ERR_ROOT .or. c_associated(req%handle)) call fail('ireduce root -1: expected MPI_ERR_ROOT')
+    if (ierr /= MPI_SUCCESS .or. .not. c_associated(req%handle)) call fail('ireduce root -1 did not start')
+    call treefold_wait(req, ierr)
+    if (ierr /= MPI_ERR_ROOT) call fail('ireduce root -1: expected MPI_ERR_ROOT at the wait')
+    call treefold_ireduce_ctx(ctx, xs(lo:hi), at_root, merge(-1, 0, rank == p - 1), req, ierr)
+    call treefold_wait(req, ierr)
+    if (ierr /= MPI_ERR_ROOT) call fail('ireduce root -1 on the last rank: expected MPI_ERR_ROOT on every rank')
     call treefold_context_destroy(ctx)
     ! The other kinds: the blocking calls' results.
     call treefold_context_create(MPI_COMM_WORLD, m, MPI_INTEGER8, MPI_MAX, kctx, ierr)
@@ -360,6 +372,120 @@ contains
     call treefold_context_destroy(ictx)
     call treefold_context_destroy(zctx)
   end subroutine check_nonblocking
+
+  !> Issue 44 (e, f): a nonblocking call's local of another size than the context's count is
+  !> an error at every rank's wait (it was read past its end), named on the rank that passed
+  !> it, a rank without values passing some included; a local of any rank (or a scalar) works.
+  subroutine check_nonblocking_arrays()
+    integer(int64), parameter :: n = 1200
+    real(real64), asynchronous :: xs(n + 1), got, want, grid(2, 3), one
+    integer(int64) :: lo, hi, m, i
+    type(treefold_context) :: ctx
+    type(treefold_request) :: req
+    character(len=:), allocatable :: msg
+    logical :: done_flag
+    xs = [(1.0_real64 / real(i, real64), i = 1, n + 1)]
+    call block_of(n, rank, lo, hi)
+    m = hi - lo + 1
+    call treefold_context_create(MPI_COMM_WORLD, m, MPI_DOUBLE_PRECISION, MPI_SUM, ctx, ierr, global_start=lo - 1)
+    call treefold_allreduce_ctx(ctx, xs(lo:hi), want, ierr)
+    ! One value short on the last rank, one too many on rank 0 (both when p = 1).
+    if (rank == p - 1) then
+      call treefold_iallreduce_ctx(ctx, xs(lo:hi - 1), got, req, ierr)
+    else if (rank == 0) then
+      call treefold_iallreduce_ctx(ctx, xs(lo:hi + 1), got, req, ierr)
+    else
+      call treefold_iallreduce_ctx(ctx, xs(lo:hi), got, req, ierr)
+    end if
+    if (ierr /= MPI_SUCCESS) call fail('iallreduce of a wrong size failed at the start')
+    call treefold_wait(req, ierr)
+    if (ierr /= MPI_ERR_BUFFER) call fail('iallreduce of a wrong size: expected MPI_ERR_BUFFER on every rank')
+    msg = treefold_error_message()
+    if (rank == p - 1 .and. (index(msg, 'holds '//decimal(m - 1)//' values') == 0 .or. &
+                             index(msg, 'block holds '//decimal(m)) == 0)) &
+      call fail('a short local: the message does not name the sizes: '//msg)
+    if (rank == 0 .and. p > 1 .and. index(msg, 'holds '//decimal(m + 1)//' values') == 0) &
+      call fail('a long local: the message does not name the sizes: '//msg)
+    call treefold_ireduce_ctx(ctx, xs(lo:hi - merge(1, 0, rank == p - 1)), got, 0, req, ierr)
+    call treefold_wait(req, ierr)
+    if (ierr /= MPI_ERR_BUFFER) call fail('ireduce of a wrong size: expected MPI_ERR_BUFFER on every rank')
+    ! The error is reported once: the next call succeeds and the message is gone.
+    call treefold_iallreduce_ctx(ctx, xs(lo:hi), got, req, ierr)
+    call treefold_test(req, done_flag, ierr)
+    call treefold_wait(req, ierr)
+    if (ierr /= MPI_SUCCESS .or. transfer(got, 0_int64) /= transfer(want, 0_int64)) &
+      call fail('iallreduce after the errors differs')
+    msg = treefold_error_message()
+    if (len(msg) /= 0) call fail('a message after a success: '//msg)
+    call treefold_context_destroy(ctx)
+    ! A rank without values that passes one: an error on every rank (a NULL buffer was fine).
+    call treefold_context_create(MPI_COMM_WORLD, merge(0_int64, m, rank == p - 1), MPI_DOUBLE_PRECISION, MPI_SUM, &
+                                 ctx, ierr)
+    call treefold_iallreduce_ctx(ctx, xs(1:merge(1_int64, m, rank == p - 1)), got, req, ierr)
+    if (ierr == MPI_SUCCESS) call treefold_wait(req, ierr) ! (p = 1, N = 0: C refuses at the start)
+    if (ierr /= MPI_ERR_BUFFER) call fail('a value on a rank without values: expected MPI_ERR_BUFFER on every rank')
+    call treefold_context_destroy(ctx)
+    ! Any rank: a 2 x 3 array per rank, and a scalar for a count of 1.
+    grid = reshape([(real(rank * 6 + i, real64), i = 1, 6)], [2, 3])
+    call treefold_context_create(MPI_COMM_WORLD, 6_int64, MPI_DOUBLE_PRECISION, MPI_SUM, ctx, ierr)
+    call treefold_iallreduce_ctx(ctx, grid, got, req, ierr)
+    call treefold_wait(req, ierr)
+    if (ierr /= MPI_SUCCESS .or. nint(got) /= 6 * p * (6 * p + 1) / 2) call fail('iallreduce of a 2-D array')
+    call treefold_iallreduce_ctx(ctx, grid(:, 1:2), got, req, ierr) ! contiguous, 4 values
+    call treefold_wait(req, ierr)
+    if (ierr /= MPI_ERR_BUFFER) call fail('a 2-D array of 4 values: expected MPI_ERR_BUFFER')
+    call treefold_context_destroy(ctx)
+    one = real(rank + 1, real64)
+    call treefold_context_create(MPI_COMM_WORLD, 1_int64, MPI_DOUBLE_PRECISION, MPI_SUM, ctx, ierr)
+    call treefold_ireduce_ctx(ctx, one, got, p - 1, req, ierr)
+    call treefold_wait(req, ierr)
+    if (ierr /= MPI_SUCCESS .or. (rank == p - 1 .and. nint(got) /= p * (p + 1) / 2)) &
+      call fail('ireduce of a scalar')
+    call treefold_context_destroy(ctx)
+  end subroutine check_nonblocking_arrays
+
+  !> Issue 44 (f): default-integer (int32) counts make the same contexts as int64 ones.
+  subroutine check_int32_counts()
+    integer, parameter :: n = 999
+    real(real64) :: xs(n), got, want, rows(2, n), cols(2)
+    integer(int64) :: lo, hi, i
+    type(treefold_context) :: ctx
+    integer :: m, start
+    xs = [(sin(real(i, real64)), i = 1, n)]
+    rows(1, :) = xs
+    rows(2, :) = -xs
+    call block_of(int(n, int64), rank, lo, hi)
+    m = int(hi - lo + 1)
+    start = int(lo) - 1
+    call treefold_context_create(MPI_COMM_WORLD, hi - lo + 1, MPI_DOUBLE_PRECISION, MPI_SUM, ctx, ierr)
+    call treefold_allreduce_ctx(ctx, xs(lo:hi), want, ierr)
+    call treefold_context_destroy(ctx)
+    call treefold_context_create(MPI_COMM_WORLD, m, MPI_DOUBLE_PRECISION, MPI_SUM, ctx, ierr, global_start=start)
+    if (ierr /= MPI_SUCCESS) call fail('int32 create')
+    if (treefold_context_local_count(ctx) /= m) call fail('int32 create: another local count')
+    call treefold_allreduce_ctx(ctx, xs(lo:hi), got, ierr)
+    if (ierr /= MPI_SUCCESS .or. transfer(got, 0_int64) /= transfer(want, 0_int64)) call fail('int32 context bits')
+    call treefold_context_destroy(ctx)
+    call treefold_context_create(MPI_COMM_WORLD, m, MPI_DOUBLE_PRECISION, MPI_SUM, ctx, ierr, exchange='direct')
+    call treefold_allreduce_ctx(ctx, xs(lo:hi), got, ierr)
+    if (ierr /= MPI_SUCCESS .or. transfer(got, 0_int64) /= transfer(want, 0_int64)) call fail('int32 options')
+    call treefold_context_destroy(ctx)
+    call treefold_context_create_rows(MPI_COMM_WORLD, m, 2, MPI_DOUBLE_PRECISION, MPI_SUM, ctx, ierr, &
+                                      global_start=start)
+    call treefold_allreduce_rows(ctx, rows(:, lo:hi), cols, ierr)
+    if (ierr /= MPI_SUCCESS .or. transfer(cols(1), 0_int64) /= transfer(want, 0_int64) .or. &
+        transfer(cols(2), 0_int64) /= transfer(-want, 0_int64)) call fail('int32 row context')
+    call treefold_context_destroy(ctx)
+  end subroutine check_int32_counts
+
+  !> n in decimal.
+  function decimal(n) result(s)
+    integer(int64), intent(in) :: n
+    character(len=:), allocatable :: s
+    character(len=24) :: buffer
+    write (buffer, '(i0)') n
+    s = trim(buffer)
+  end function decimal
 
   !> test_fortran --error-stop: a failing call without ierr stops with treefold's message
   !> once ("treefold: ...", checked by the ctest's regular expressions).

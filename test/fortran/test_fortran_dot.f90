@@ -12,7 +12,8 @@ program test_fortran_dot
   integer(int64), parameter :: sizes(6) = [0_int64, 1_int64, 7_int64, 100_int64, 1000_int64, 4099_int64]
   real(real64), allocatable :: x(:, :), prod(:), ones(:)
   real(real64) :: got, ref, single(4), res(4), sums(2)
-  real(real64) :: a(3)
+  real(real64) :: a(3), big(200)
+  character(len=:), allocatable :: msg
   integer, parameter :: ycols(4) = [2, 4, 2, 1] ! dots column c: x(:, c) . x(:, ycols(c))
 
   call MPI_Init()
@@ -72,10 +73,30 @@ program test_fortran_dot
     call treefold_dot(a, a, got, MPI_COMM_WORLD, ierr)
   end if
   call expect(ierr == MPI_ERR_BUFFER, 'y of another length')
+  ! Issue 44 (d): the rank that passed them is told the sizes differ (it said "NULL y"), and an
+  ! empty x with a longer y fails too (it passed unnoticed).
+  msg = treefold_error_message()
+  if (rank == p - 1) call expect(index(msg, 'differ in size (3 and 2 values)') > 0, 'the sizes, named: '//msg)
+  if (rank == p - 1) then
+    call treefold_dot(a(1:0), a, got, MPI_COMM_WORLD, ierr)
+  else
+    call treefold_dot(a, a, got, MPI_COMM_WORLD, ierr)
+  end if
+  call expect(ierr == MPI_ERR_BUFFER, 'an empty x with a y of 3 values')
+  msg = treefold_error_message()
+  if (rank == p - 1) call expect(index(msg, 'differ in size (0 and 3 values)') > 0, 'the sizes, named: '//msg)
+  ! Sections with a stride are fine (the compiler passes a contiguous copy): the same bits.
+  big = [(value(int(i, int64), 1), i = 1, 200)]
+  call treefold_dot(big(1:200:2), big(2:200:2), got, MPI_COMM_WORLD, ierr)
+  call treefold_dot(pack(big, mod([(i, i = 1, 200)], 2) == 1), pack(big, mod([(i, i = 1, 200)], 2) == 0), ref, &
+                    MPI_COMM_WORLD, ierr)
+  call expect(ierr == MPI_SUCCESS .and. same(got, ref), 'a strided section')
   call treefold_dots(reshape([a, a, a, a, a], [3, 5]), res, MPI_COMM_WORLD, ierr)
   call expect(ierr == MPI_ERR_ARG, 'k = 5')
   call treefold_dots(reshape([a, a], [3, 2]), res, MPI_COMM_WORLD, ierr, y=reshape([a, a], [2, 3]))
   call expect(ierr == MPI_ERR_ARG, 'y of another shape')
+  msg = treefold_error_message()
+  call expect(index(msg, 'y has shape (2, 3) but x (3, 2)') > 0, 'the shapes, named: '//msg)
   call treefold_dots(reshape([a, a], [3, 2]), res, MPI_COMM_WORLD, ierr, y=reshape([a, a], [3, 2]))
   call expect(ierr == MPI_SUCCESS .and. all(same4(res(1:2), 14.0_real64 * p)), 'dots after errors')
 

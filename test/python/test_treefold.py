@@ -368,3 +368,115 @@ def test_reducer_options_are_the_c_context_options():
         treefold.Reducer(COMM, len(mine), object, op=lambda a, b: a + b, exchange="direct")
     with pytest.raises(TypeError):
         treefold.Reducer(COMM, len(mine), np.float64, "sum", None, None, "direct")  # options by keyword only
+
+
+def test_a_reducer_root_that_is_no_rank_raises_on_every_rank():
+    # issue 44 (a): root = -1 was an allreduce (on every rank) or a second root (on one).
+    x = np.arange(4, dtype=np.float64)
+    r = treefold.Reducer(COMM, 4, np.float64)
+    rows = treefold.Reducer(COMM, 2, np.float64, k=2)
+    objects = treefold.Reducer(COMM, 4, object, op=lambda a, b: a + b)
+    words = np.array(["a", "b", "c", "d"], dtype=object)
+    calls = [
+        lambda root: r.reduce(x, root),
+        lambda root: r.ireduce(x, root).wait(),
+        lambda root: rows.reduce(np.ones((2, 2)), root),
+        lambda root: objects.reduce(words, root),
+        lambda root: objects.ireduce(words, root).wait(),
+        lambda root: treefold.reduce(COMM, np.ones((2, 2)), root),
+    ]
+    for bad in (-1, P, -(2**40), 2**70):
+        for call in calls:
+            with pytest.raises(ValueError, match="root"):
+                call(bad)
+    # On one rank only: every rank raises, the one with the bad root names it.
+    for bad in (-1, P, 2**70):
+        for call in calls:
+            with pytest.raises(ValueError, match=f"root {bad}" if RANK == P - 1 else ""):
+                call(bad if RANK == P - 1 else 0)
+    # A root that is no int on one rank: TypeError there, an error on every rank.
+    for call in calls:
+        with pytest.raises(TypeError if RANK == P - 1 else ValueError):
+            call("0" if RANK == P - 1 else 0)
+    # numpy's ints are roots; the Reducers still work.
+    got = r.ireduce(x, np.int64(P - 1)).wait()
+    assert got == 6 * P if RANK == P - 1 else got is None
+    assert r.reduce(x, 0) == (6 * P if RANK == 0 else None)
+
+
+def test_an_unusable_array_on_one_rank_raises_on_every_rank():
+    # issue 44 (b): Reducer.iallreduce(None) on one rank raised there and left the others
+    # waiting; every call form now takes part as that rank's failure.
+    last = RANK == P - 1
+    x = np.arange(4, dtype=np.float64)
+    r = treefold.Reducer(COMM, 4, np.float64)
+    forms = [
+        lambda a: r.allreduce(a),
+        lambda a: r.iallreduce(a).wait(),
+        lambda a: r.reduce(a, 0),
+        lambda a: r.ireduce(a, 0).wait(),
+    ]
+    wrong = [
+        (None, TypeError, "numpy array, not NoneType"),
+        ([0.0, 1.0, 2.0, 3.0], TypeError, "numpy array, not list"),
+        (x[:3], ValueError, "holds 3 values but this rank's block holds 4"),
+        (x.astype(np.float32), TypeError, "dtype is float32"),
+        (np.arange(8.0)[::2], ValueError, "not contiguous"),
+    ]
+    for bad, error, text in wrong:
+        for form in forms:
+            with pytest.raises(error if last else ValueError, match=text if last else "another rank"):
+                form(bad if last else x)
+    # A rank with no values that passes some fails every rank too (a NULL buffer would not).
+    empty_last = treefold.Reducer(COMM, 0 if last else 4, np.float64)
+    for form in (lambda a: empty_last.allreduce(a), lambda a: empty_last.ireduce(a, 0).wait()):
+        with pytest.raises(ValueError, match="holds 4 values but this rank's block holds 0" if last else ""):
+            form(x)
+    # Object Reducers and the one-call functions.
+    objects = treefold.Reducer(COMM, 2, object, op=lambda a, b: a + b)
+    ok = np.array(["a", "b"], dtype=object)
+    for call in (lambda a: objects.allreduce(a), lambda a: objects.iallreduce(a).wait()):
+        with pytest.raises(TypeError if last else ValueError, match="not NoneType" if last else ""):
+            call(None if last else ok)
+    with pytest.raises(TypeError, match="not NoneType" if last else ""):
+        treefold.allreduce(COMM, None if last else x)
+    with pytest.raises(TypeError, match="not NoneType" if last else ""):
+        treefold.allreduce(COMM, None if last else ok, op=lambda a, b: a + b)
+    with pytest.raises(ValueError):
+        treefold.dot(COMM, None if last else x, x)
+    # Everything works afterwards.
+    assert r.allreduce(x) == 6 * P and r.iallreduce(x).wait() == 6 * P
+    assert objects.allreduce(ok) == "ab" * P
+
+
+def test_a_misspelled_keyword_is_a_type_error_that_names_it():
+    # issue 44 (c): pybind11's "incompatible function arguments" printed the whole array.
+    x = np.arange(1000, dtype=np.float64)
+    r = treefold.Reducer(COMM, 1000, np.float64)
+    cases = [
+        (lambda: treefold.allreduce(COMM, x, exchange="direct"), "exchange", "allreduce(comm, array, op='sum')"),
+        (lambda: treefold.allreduce(COMM, x, opp="max"), "opp", "did you mean 'op'"),
+        (lambda: treefold.reduce(COMM, x, rooot=0), "rooot", "treefold.reduce(comm, array, root, op='sum')"),
+        (lambda: treefold.dot(COMM, x, yy=x), "yy", "treefold.dot(comm, x, y)"),
+        (lambda: treefold.dots(COMM, term=[x]), "term", "treefold.dots(comm, terms)"),
+        (lambda: treefold.Reducer(COMM, 1000, np.float64, exchnage="direct"), "exchnage", "did you mean 'exchange'"),
+        (lambda: r.allreduce(arr=x), "arr", "Reducer.allreduce(array)"),
+        (lambda: r.reduce(x, rot=0), "rot", "Reducer.reduce(array, root)"),
+        (lambda: r.iallreduce(x, root=0), "root", "Reducer.iallreduce(array)"),
+        (lambda: r.ireduce(x, roots=0), "roots", "Reducer.ireduce(array, root)"),
+        (lambda: r.buffer(copy=True), "copy", "Reducer.buffer()"),
+    ]
+    for call, word, accepted in cases:
+        with pytest.raises(TypeError) as info:
+            call()
+        text = str(info.value)
+        assert f"unexpected keyword argument '{word}'" in text and accepted in text, text
+        assert "incompatible" not in text and "array(" not in text, text
+    with pytest.raises(TypeError, match="missing the required argument 'root'"):
+        r.reduce(x)
+    with pytest.raises(TypeError, match="takes 1 positional argument but 2 were given"):
+        r.allreduce(x, 0)
+    import inspect
+
+    assert str(inspect.signature(treefold.reduce)) == "(comm, array, root, op='sum')"
+    assert r.allreduce(array=x) == treefold.allreduce(array=x, comm=COMM, op="sum")
