@@ -33,6 +33,13 @@ foreach(_component mpi serialization)
   endif()
   set(TREEFOLD_BOOST_${_upper}_LIBRARY "${_loc}")
 endforeach()
+# A Boost.MPI that Boost's own config does not describe (TREEFOLD_BOOST_MPI, or MPICH's from
+# build/deps): the config then imports that file itself.
+set(TREEFOLD_BOOST_MPI_FILE "")
+if(_treefold_boost_mpi)
+  set(TREEFOLD_BOOST_MPI_FILE "${_treefold_boost_mpi}")
+endif()
+install(FILES ${PROJECT_SOURCE_DIR}/cmake/TreefoldMpiFlavour.cmake DESTINATION ${TREEFOLD_CMAKE_DIR})
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/treefoldConfig.cmake.in
   ${PROJECT_BINARY_DIR}/treefoldConfig.cmake INSTALL_DESTINATION ${TREEFOLD_CMAKE_DIR})
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/treefoldConfigVersion.cmake
