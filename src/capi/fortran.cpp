@@ -1,12 +1,43 @@
 // Entry points for the Fortran module (src/fortran/treefold.f90): the C API with Fortran
-// handles (MPI_Fint, the %MPI_VAL of mpi_f08's types), converted with MPI_*_f2c. Not in
-// treefold.h: Fortran code reaches them through the module's interfaces.
+// handles (MPI_Fint, the %MPI_VAL of mpi_f08's types), converted with MPI_*_f2c; the reasons
+// only the module knows (array sizes, contiguity), kept per thread as the C API keeps
+// treefold_last_error(); and the local buffer that makes a context call take part as this
+// rank's failure. Not in treefold.h: Fortran code reaches them through the module's
+// interfaces. (Here, in the core, rather than a C++ file in the Fortran library: that target
+// carries the MPI's Fortran compile options, which a C++ compiler may refuse.)
 
 #include "treefold/treefold.h"
 
+#include <cstddef>
 #include <cstdint>
+#include <string>
+
+namespace {
+
+thread_local std::string module_message; // this thread's module-side reason ("" when none)
+
+} // namespace
 
 extern "C" {
+
+/// Sets this thread's module-side reason to text[0, length) (length 0 clears it).
+void treefold_f_set_message(const char* text, std::size_t length)
+{
+    module_message.assign(text, length);
+}
+
+/// This thread's module-side reason (NUL-terminated), or NULL when there is none.
+const char* treefold_f_message(void)
+{
+    return module_message.empty() ? nullptr : module_message.c_str();
+}
+
+/// C's MPI_IN_PLACE (Fortran's is another address): as a context call's local buffer it makes
+/// this rank take part in the call as a failure, which every rank's call then returns.
+const void* treefold_f_failed_local(void)
+{
+    return MPI_IN_PLACE;
+}
 
 int treefold_f_context_create_info(MPI_Fint comm, int has_start, std::int64_t global_start, std::int64_t local_count,
                                    MPI_Fint datatype, MPI_Fint op, MPI_Fint info, treefold_context* ctx)

@@ -228,7 +228,7 @@ module treefold
       import :: c_ptr
     end function c_last_error
 
-    ! This module's own reasons, per thread (messages.cpp).
+    ! This module's own reasons, per thread (src/capi/fortran.cpp).
     subroutine c_set_message(text, length) bind(C, name='treefold_f_set_message')
       import :: c_char, c_size_t
       character(kind=c_char), dimension(*), intent(in) :: text
