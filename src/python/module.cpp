@@ -728,7 +728,7 @@ private:
         } else if (v.type != datatype_of(dtype_)) {
             const py::array a = py::reinterpret_borrow<py::array>(array);
             error = {MPI_ERR_TYPE, "treefold: the array's dtype is " + py::str(a.dtype()).cast<std::string>() +
-                                       " but the Reducer's is " + py::str(dtype_).cast<std::string>()};
+                                       " but the Reducer's is " + py::str(py::handle(dtype_)).cast<std::string>()};
         } else if (const py::array a = py::reinterpret_borrow<py::array>(array);
                    rows_ && (a.ndim() != 2 || a.shape(0) != local_count_ ||
                              a.shape(1) != static_cast<py::ssize_t>(width_))) {
