@@ -11,16 +11,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-from setuptools import Extension, setup
-from setuptools.command.build_ext import build_ext
-
-SOURCE = Path(__file__).resolve().parent
-
-
-class CMakeModule(Extension):
-    def __init__(self, name):
-        super().__init__(name, sources=[])
-
 
 def missing_modules():
     """The modules the build needs that this interpreter cannot import (numpy and mpi4py at
@@ -45,6 +35,24 @@ def refuse_interpreter(missing):
         "    /usr/bin/python3 -m venv --system-site-packages venv\n"
         "    venv/bin/pip install --no-build-isolation --no-index .\n"
         "  Or install them for this interpreter (mpi4py built against the MPI treefold uses).")
+
+
+# Before setuptools is imported or runs any command: pip's first (dist_info, for the
+# metadata) already needs wheel and fails without it as "invalid command 'bdist_wheel'", which
+# names no cause; and an interpreter without numpy, mpi4py or pybind11 would only fail after
+# the C++ build.
+if any(not arg.startswith("-") for arg in sys.argv[1:]) and missing_modules():
+    refuse_interpreter(missing_modules())
+
+from setuptools import Extension, setup  # noqa: E402 (after the interpreter check)
+from setuptools.command.build_ext import build_ext  # noqa: E402
+
+SOURCE = Path(__file__).resolve().parent
+
+
+class CMakeModule(Extension):
+    def __init__(self, name):
+        super().__init__(name, sources=[])
 
 
 class CMakeBuild(build_ext):
@@ -74,8 +82,4 @@ class CMakeBuild(build_ext):
         shutil.copyfile(built[-1], target)
 
 
-# Before setuptools parses the command line: without wheel, `pip install` fails there with
-# "invalid command 'bdist_wheel'", which names no cause.
-if any(arg.startswith("bdist_wheel") for arg in sys.argv[1:]) and "wheel" in missing_modules():
-    refuse_interpreter(missing_modules())
 setup(ext_modules=[CMakeModule("treefold")], cmdclass={"build_ext": CMakeBuild})

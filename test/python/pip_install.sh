@@ -5,12 +5,24 @@
 # p = 2 (the bits of p = 1). pip builds the packaging files (pyproject.toml, setup.py) copied
 # to a scratch folder, in this build's own CMake folder (TREEFOLD_CMAKE_BUILD_DIR), so the
 # library is not compiled twice. Exit 77 (skipped) where venv, pip or setuptools is missing.
+# Before that, an interpreter without numpy, mpi4py, pybind11 and wheel (a bare virtual
+# environment stands in for a pyenv python3) is stopped by setup.py with the recipe that works,
+# not pip's "invalid command 'bdist_wheel'".
 # Usage: pip_install.sh <source dir> <build dir> <python3> <mpiexec>
 set -eu
 source="$1"; build="$2"; python="$3"; mpiexec="$4"
 skip() { echo "SKIPPED: $1 (scripts/setup installs python3-venv, python3-pip, python3-setuptools, python3-wheel)"; exit 77; }
 "$python" -c "import venv" 2>/dev/null || skip "no venv for $python"
 work="$(mktemp -d)"; trap 'rm -rf "$work"' EXIT
+"$python" -m venv --without-pip "$work/bare" >/dev/null 2>&1 || skip "$python -m venv failed"
+if refusal="$(cd "$source" && "$work/bare/bin/python" setup.py dist_info --output-dir "$work" 2>&1)"; then
+  echo "FAIL: setup.py ran under an interpreter without numpy, mpi4py, pybind11 and wheel"; exit 1
+fi
+[[ "$refusal" == *"cannot build the module: no numpy, mpi4py, pybind11, wheel"* &&
+   "$refusal" == *"/usr/bin/python3 -m venv --system-site-packages venv"* ]] ||
+  { echo "FAIL: setup.py's message under a bare interpreter was: $refusal"; exit 1; }
+echo "a bare interpreter is refused with the recipe"
+rm -rf "$work/bare"
 # --without-pip: the environment runs the system's pip (a system site package), which installs
 # into the environment (making it: 0.06 s instead of 2.9 s with ensurepip's copy, Debian's python3,
 # two runs each of `python3 -m venv --system-site-packages [--without-pip]`).
