@@ -10,6 +10,12 @@ set(TREEFOLD_MPI_TEST_LIBRARIES treefold_test_support)
 set(TREEFOLD_MPI_TEST_ENVIRONMENT "TREEFOLD_SOURCE_DIR=${PROJECT_SOURCE_DIR}")
 include(TreefoldTesting)
 _treefold_mpi_launcher_flags(_treefold_mpi_extra_flags)
+# The tests that launch MPI themselves (scripts, the consumer checks) take the launcher from
+# the configuration: TREEFOLD_MPIRUN in their environment (mpiexec and its flags, as words),
+# with TREEFOLD_MPI_RUN_ENVIRONMENT, so no script names an implementation's flags.
+treefold_mpi_launcher(TREEFOLD_MPIRUN TREEFOLD_MPI_RUN_ENVIRONMENT)
+list(JOIN TREEFOLD_MPIRUN " " TREEFOLD_MPIRUN_WORDS)
+list(APPEND TREEFOLD_MPI_RUN_ENVIRONMENT "TREEFOLD_MPIRUN=${TREEFOLD_MPIRUN_WORDS}")
 
 # treefold_add_mpi_run(<name> COMMAND <program> <args>... [PROCS <n>...] [TIMEOUT <s>] [ENVIRONMENT <VAR=value>...])
 #
@@ -32,6 +38,6 @@ function(treefold_add_mpi_run name)
       TIMEOUT ${ARG_TIMEOUT}
       PROCESSORS ${np}
       LABELS "mpi;p${np}"
-      ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1;TREEFOLD_SOURCE_DIR=${PROJECT_SOURCE_DIR};${ARG_ENVIRONMENT}")
+      ENVIRONMENT "${TREEFOLD_MPI_RUN_ENVIRONMENT};TREEFOLD_SOURCE_DIR=${PROJECT_SOURCE_DIR};${ARG_ENVIRONMENT}")
   endforeach()
 endfunction()

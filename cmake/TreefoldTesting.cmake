@@ -68,9 +68,24 @@ function(_treefold_mpi_launcher_flags out)
   set(${out} ${flags} PARENT_SCOPE)
 endfunction()
 
+# treefold_mpi_launcher(<launcher> <environment>): for tests that start MPI themselves (scripts,
+# execute_process): <launcher> the command line as a list (mpiexec and the flags above), and
+# <environment> what every MPI run needs in its environment (Open MPI: running as root allowed,
+# oversubscription; nothing for MPICH's hydra, which allows both).
+function(treefold_mpi_launcher launcher environment)
+  _treefold_mpi_launcher_flags(flags)
+  set(${launcher} ${MPIEXEC_EXECUTABLE} ${flags} PARENT_SCOPE)
+  set(env "")
+  if(TREEFOLD_MPIEXEC_IS_OPEN_MPI)
+    set(env "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1")
+  endif()
+  set(${environment} "${env}" PARENT_SCOPE)
+endfunction()
+
 # _treefold_register_mpi_tests(<target> <test prefix> <timeout> <procs> <environment> <args>)
 function(_treefold_register_mpi_tests target prefix timeout procs environment args)
   _treefold_mpi_launcher_flags(launcher)
+  treefold_mpi_launcher(unused launch_environment)
   foreach(np IN LISTS procs)
     add_test(NAME ${prefix}.p${np}
       COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np} ${launcher}
@@ -79,7 +94,7 @@ function(_treefold_register_mpi_tests target prefix timeout procs environment ar
       TIMEOUT ${timeout}
       PROCESSORS ${np}
       LABELS "mpi;p${np}"
-      ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1;${environment}")
+      ENVIRONMENT "${launch_environment};${environment}")
   endforeach()
 endfunction()
 

@@ -7,6 +7,7 @@
 # nothing), so the test shows the difference instead of assuming it.
 set -u
 mpiexec=$1
+read -ra mpirun <<<"${TREEFOLD_MPIRUN:-$mpiexec}" # the configuration's launcher and flags (ctest sets it)
 prog=$2
 runs=("1 even" "2 even" "3 even" "4 even" "5 even" "6 even" "7 even" "8 even" "3 ragged" "4 ragged" "7 ragged")
 
@@ -18,7 +19,7 @@ for grid in 16 20 24; do
   all=""
   for run in "${runs[@]}"; do
     set -- $run
-    if ! lines=$("$mpiexec" -n "$1" --oversubscribe "$prog" --grid "$grid" --split "$2" --tol 1e-10); then
+    if ! lines=$("${mpirun[@]}" -n "$1" "$prog" --grid "$grid" --split "$2" --tol 1e-10); then
       echo "FAIL: cg_poisson exited with an error at p=$1 split=$2 grid=$grid"
       exit 1
     fi

@@ -5,12 +5,13 @@
 #   check_accurate_bench.sh BENCH MPIEXEC DATA_DIR
 set -euo pipefail
 bench="$1" mpiexec="$2" data="$3"
+read -ra mpirun <<<"${TREEFOLD_MPIRUN:-$mpiexec}" # the configuration's launcher and flags (ctest sets it)
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 fail() { echo "check_accurate_bench: $*" >&2; exit 1; }
 
 for p in 1 2; do
-  "$mpiexec" --oversubscribe -n $p "$bench" --sizes 1000,4097 --reps 3 --data "$data" >"$work/p$p.csv"
+  "${mpirun[@]}" -n $p "$bench" --sizes 1000,4097 --reps 3 --data "$data" >"$work/p$p.csv"
   rows=$(grep -c '^time,' "$work/p$p.csv" || true)
   [[ "$rows" == 10 ]] || fail "p = $p: $rows time rows, want 10"
   grep '^error,' "$work/p$p.csv" | cut -d, -f2,4- >"$work/errors_p$p"
@@ -24,7 +25,7 @@ if [[ -d "$data" ]]; then
   (( sets > 0 )) || fail "no data-set rows although $data exists"
 fi
 set +e
-"$mpiexec" -n 1 "$bench" --reps 0 >/dev/null 2>&1
+"${mpirun[@]}" -n 1 "$bench" --reps 0 >/dev/null 2>&1
 rc=$?
 set -e
 [[ "$rc" == 2 ]] || fail "--reps 0 exited $rc, want 2"

@@ -6,8 +6,17 @@
 # Then C, Fortran and Python programs use
 # the installed prefix with the commands README.md documents and nothing else: mpicc / mpifort
 # with pkg-config, and PYTHONPATH at the installed module (LIBDIR, PYTHON, PYTHON_DIR, FORTRAN
-# say what was built).
+# say what was built). MPIRUN (the launcher and its flags, as words), MPI_HINTS (FindMPI's
+# hints, as words), MPICC and MPIFORT: the build's MPI, which every consumer uses.
 file(REMOVE_RECURSE ${WORK_DIR})
+separate_arguments(mpirun UNIX_COMMAND "${MPIRUN}")
+separate_arguments(mpi_hints UNIX_COMMAND "${MPI_HINTS}")
+if(NOT MPICC)
+  set(MPICC mpicc)
+endif()
+if(NOT MPIFORT)
+  set(MPIFORT mpifort)
+endif()
 get_filename_component(TREEFOLD_SOURCE ${CONSUMER_SOURCE}/../.. ABSOLUTE)
 function(run)
   execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc)
@@ -20,7 +29,7 @@ foreach(mode installed subdirectory)
   # -O0 without -g: these builds check that a user's project finds, builds and links
   # treefold (the subdirectory one compiles the core from source); the suite checks the bits.
   set(args -S ${CONSUMER_SOURCE} -B ${WORK_DIR}/${mode} -DCMAKE_CXX_COMPILER=${CXX}
-           -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG=-O0)
+           -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG=-O0 ${mpi_hints})
   if(mode STREQUAL "installed")
     list(APPEND args -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix)
   else()
@@ -42,7 +51,7 @@ foreach(mode installed subdirectory)
     if(program STREQUAL "consumer")
       set(np 2)
     endif()
-    run(mpiexec -n ${np} --oversubscribe ${WORK_DIR}/${mode}/${program})
+    run(${mpirun} -n ${np} ${WORK_DIR}/${mode}/${program})
   endforeach()
 endforeach()
 
@@ -58,7 +67,7 @@ if(NOT listed MATCHES "consumer_kit\\.check_fails\\.p2" OR NOT listed MATCHES "c
 endif()
 function(run_failing_case test_case out_var seconds_var)
   string(TIMESTAMP t0 "%s")
-  execute_process(COMMAND mpiexec -n 2 --oversubscribe ${build}/consumer_kit --run_test=${test_case}
+  execute_process(COMMAND ${mpirun} -n 2 ${build}/consumer_kit --run_test=${test_case}
     RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out TIMEOUT 90)
   string(TIMESTAMP t1 "%s")
   math(EXPR seconds "${t1} - ${t0}")
@@ -97,26 +106,26 @@ function(pkg_flags package out)
   set(${out} ${flags} PARENT_SCOPE)
 endfunction()
 pkg_flags(treefold c_flags)
-run(mpicc -std=c99 -Wall -Wextra -Wpedantic -Werror ${CONSUMER_SOURCE}/allreduce.c -o ${WORK_DIR}/c-consumer
+run(${MPICC} -std=c99 -Wall -Wextra -Wpedantic -Werror ${CONSUMER_SOURCE}/allreduce.c -o ${WORK_DIR}/c-consumer
     ${c_flags})
-run(mpiexec -n 2 --oversubscribe ${WORK_DIR}/c-consumer)
+run(${mpirun} -n 2 ${WORK_DIR}/c-consumer)
 set(languages C)
 if(FORTRAN)
   pkg_flags(treefold-fortran f_flags)
-  run(mpifort -Wall -Werror ${CONSUMER_SOURCE}/allreduce.f90 -o ${WORK_DIR}/fortran-consumer ${f_flags})
-  run(mpiexec -n 2 --oversubscribe ${WORK_DIR}/fortran-consumer)
+  run(${MPIFORT} -Wall -Werror ${CONSUMER_SOURCE}/allreduce.f90 -o ${WORK_DIR}/fortran-consumer ${f_flags})
+  run(${mpirun} -n 2 ${WORK_DIR}/fortran-consumer)
   list(APPEND languages Fortran)
 endif()
 # project(app C) and project(app Fortran): find_package(treefold) without a C++ compiler.
 foreach(language IN LISTS languages)
   run(${CMAKE_COMMAND} -S ${CONSUMER_SOURCE}/one_language -B ${WORK_DIR}/only-${language}
-      -DLANGUAGE=${language} -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_BUILD_TYPE=Release)
+      -DLANGUAGE=${language} -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_BUILD_TYPE=Release ${mpi_hints})
   run(${CMAKE_COMMAND} --build ${WORK_DIR}/only-${language})
-  run(mpiexec -n 2 --oversubscribe ${WORK_DIR}/only-${language}/app)
+  run(${mpirun} -n 2 ${WORK_DIR}/only-${language}/app)
 endforeach()
 if(PYTHON)
   run(${PYTHON} -c "import numpy as np, sys\nv = 1.0 / np.arange(1, 1001)\nopen(sys.argv[1], 'wb').write(np.uint64(1000).tobytes() + v.tobytes())"
       ${WORK_DIR}/values.binpsllh)
   set(ENV{PYTHONPATH} ${prefix}/${PYTHON_DIR})
-  run(mpiexec -n 2 --oversubscribe ${PYTHON} ${TREEFOLD_SOURCE}/examples/allreduce.py ${WORK_DIR}/values.binpsllh)
+  run(${mpirun} -n 2 ${PYTHON} ${TREEFOLD_SOURCE}/examples/allreduce.py ${WORK_DIR}/values.binpsllh)
 endif()

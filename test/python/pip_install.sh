@@ -11,6 +11,7 @@
 # Usage: pip_install.sh <source dir> <build dir> <python3> <mpiexec>
 set -eu
 source="$1"; build="$2"; python="$3"; mpiexec="$4"
+read -ra mpirun <<<"${TREEFOLD_MPIRUN:-$mpiexec}" # the configuration's launcher and flags (ctest sets it)
 skip() { echo "SKIPPED: $1 (scripts/setup installs python3-venv, python3-pip, python3-setuptools, python3-wheel)"; exit 77; }
 "$python" -c "import venv" 2>/dev/null || skip "no venv for $python"
 work="$(mktemp -d)"; trap 'rm -rf "$work"' EXIT
@@ -38,7 +39,7 @@ where="$("$venv_python" -c "import sys, treefold; print(treefold.__file__.starts
 echo "import treefold: $where"
 [[ "$where" == True* ]] || { echo "FAIL: treefold was not imported from the virtual environment"; exit 1; }
 "$venv_python" -c "import numpy as np, sys; v = 1.0 / np.arange(1, 1001); open(sys.argv[1], 'wb').write(np.uint64(1000).tobytes() + v.tobytes())" values.binpsllh
-one="$("$mpiexec" -n 1 "$venv_python" "$source/examples/allreduce.py" values.binpsllh)"
-two="$("$mpiexec" -n 2 --oversubscribe "$venv_python" "$source/examples/allreduce.py" values.binpsllh)"
+one="$("${mpirun[@]}" -n 1 "$venv_python" "$source/examples/allreduce.py" values.binpsllh)"
+two="$("${mpirun[@]}" -n 2 "$venv_python" "$source/examples/allreduce.py" values.binpsllh)"
 echo "$two"
 [[ "$two" == *"tree sum bits"* && "$two" == "$one" ]] || { echo "FAIL: p = 2 printed other bits than p = 1:"; echo "$one"; exit 1; }

@@ -6,6 +6,7 @@
 # Usage: install.sh <source dir> <scratch dir> <mpicc> <mpiexec>
 set -euo pipefail
 src="$1"; work="$2"; mpicc="$3"; mpiexec="$4"
+read -ra mpirun <<<"${TREEFOLD_MPIRUN:-$mpiexec}" # the configuration's launcher and flags (ctest sets it)
 fail() { echo "FAIL: $*"; exit 1; }
 rm -rf "$work"; mkdir -p "$work/home" "$work/src"
 # The block: the lines between the first ```sh fence after "## Install" and its closing fence.
@@ -47,7 +48,7 @@ C
 # shellcheck disable=SC2046 # pkg-config's words
 PKG_CONFIG_PATH="$prefix/lib/pkgconfig" "$mpicc" -std=c99 "$work/app.c" -o "$work/app" \
   $(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --cflags --libs treefold) || fail "the C program did not build"
-out="$("$mpiexec" -n 2 "$work/app")"
+out="$("${mpirun[@]}" -n 2 "$work/app")"
 [[ "$out" == "rc 0 total 21.0" ]] || fail "the installed library summed 1..6 as '$out'"
 echo "installed and used: $out"
 rm -rf "$work"

@@ -9,6 +9,7 @@
 # Usage: check_contraction.sh <source dir> <build dir> <mpiexec>
 set -eu
 src="$1"; build="$2"; mpiexec="$3"
+read -ra mpirun <<<"${TREEFOLD_MPIRUN:-$mpiexec}" # the configuration's launcher and flags (ctest sets it)
 grep -qw fma /proc/cpuinfo || { echo "this CPU has no FMA: nothing to contract"; exit 77; }
 work="$(mktemp -d)"; trap 'rm -rf "$work"' EXIT
 # The C++ line: treefold-cxx.pc's Cflags (-std=c++20, ...) and those of treefold.pc it requires.
@@ -25,7 +26,7 @@ check() {
     # shellcheck disable=SC2068 # the flags are words
     "$cxx" "$src/test/reducer/contraction.cpp" $@ $libs -O2 -o "$work/prog"
     local out refused
-    out="$("$mpiexec" -n 2 --oversubscribe "$work/prog" || true)"
+    out="$("${mpirun[@]}" -n 2 "$work/prog" || true)"
     refused="$(grep -c 'refused: .*-ffp-contract=off' <<<"$out" || true)"
     # two reducers (reducer<mat, mat_mul>, dot_reducer) on two ranks: four lines
     if [[ "$expect" == refused && "$refused" == 4 ]] || [[ "$expect" == planned && "$(grep -c '^planned' <<<"$out")" == 4 ]]; then
