@@ -9,7 +9,6 @@ set(TREEFOLD_MPI_TEST_TIMEOUT ${TREEFOLD_TEST_TIMEOUT})
 set(TREEFOLD_MPI_TEST_LIBRARIES treefold_test_support)
 set(TREEFOLD_MPI_TEST_ENVIRONMENT "TREEFOLD_SOURCE_DIR=${PROJECT_SOURCE_DIR}")
 include(TreefoldTesting)
-_treefold_mpi_launcher_flags(_treefold_mpi_extra_flags)
 # The tests that launch MPI themselves (scripts, the consumer checks) take the launcher from
 # the configuration: TREEFOLD_MPIRUN in their environment (mpiexec and its flags, as words),
 # with TREEFOLD_MPI_RUN_ENVIRONMENT, so no script names an implementation's flags.
@@ -32,8 +31,7 @@ function(treefold_add_mpi_run name)
   endif()
   foreach(np IN LISTS ARG_PROCS)
     add_test(NAME ${name}.p${np}
-      COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np} ${_treefold_mpi_extra_flags}
-              ${MPIEXEC_PREFLAGS} ${ARG_COMMAND})
+      COMMAND ${TREEFOLD_MPIRUN} ${MPIEXEC_NUMPROC_FLAG} ${np} ${MPIEXEC_PREFLAGS} ${ARG_COMMAND})
     set_tests_properties(${name}.p${np} PROPERTIES
       TIMEOUT ${ARG_TIMEOUT}
       PROCESSORS ${np}

@@ -7,7 +7,7 @@
 # With SOURCES, builds the Boost.Test executable <target> from them, linked with
 # treefold::testing (which provides main) and LIBS; without, <target> must already exist.
 # Registers one ctest per process count, named <target>.p<n>, run as
-#   mpiexec -n <n> [Open MPI: --oversubscribe --mca mpi_yield_when_idle 1] <target> <ARGS>
+#   mpiexec [Open MPI: --oversubscribe --mca mpi_yield_when_idle 1] -n <n> <target> <ARGS>
 # with a TIMEOUT, PROCESSORS <n>, LABELS "mpi;p<n>" and ENVIRONMENT. Defaults, settable
 # before the call:
 #   TREEFOLD_MPI_TEST_PROCS        process counts          (default 1 2 4)
@@ -84,12 +84,10 @@ endfunction()
 
 # _treefold_register_mpi_tests(<target> <test prefix> <timeout> <procs> <environment> <args>)
 function(_treefold_register_mpi_tests target prefix timeout procs environment args)
-  _treefold_mpi_launcher_flags(launcher)
-  treefold_mpi_launcher(unused launch_environment)
+  treefold_mpi_launcher(launcher launch_environment)
   foreach(np IN LISTS procs)
     add_test(NAME ${prefix}.p${np}
-      COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np} ${launcher}
-              ${MPIEXEC_PREFLAGS} $<TARGET_FILE:${target}> ${MPIEXEC_POSTFLAGS} ${args})
+      COMMAND ${launcher} ${MPIEXEC_NUMPROC_FLAG} ${np} ${MPIEXEC_PREFLAGS} $<TARGET_FILE:${target}> ${MPIEXEC_POSTFLAGS} ${args})
     set_tests_properties(${prefix}.p${np} PROPERTIES
       TIMEOUT ${timeout}
       PROCESSORS ${np}
