@@ -14,7 +14,7 @@
 #include "call_timer.hpp"
 
 #include "treefold/detail/exchange/automatic_choice.hpp"
-#include "treefold/exchange/automatic.hpp"
+#include "treefold/exchange/registry.hpp"
 #include "treefold/layout/distribution.hpp"
 #include "treefold/reducer.hpp"
 
@@ -77,7 +77,7 @@ int main(int argc, char** argv)
     // The explicit candidates, planned once.
     std::vector<std::string> names;
     std::vector<std::function<double()>> explicit_calls;
-    exchange::for_each_exchange<exchange::automatic_candidates>([&]<class E>(std::type_identity<E>) {
+    exchange::for_each_exchange<exchange::automatic_candidate_types>([&]<class E>(std::type_identity<E>) {
         auto r = std::make_shared<reducer<double, ops::plus, kernel::best, E>>(world, layout);
         names.emplace_back(E::name);
         explicit_calls.emplace_back([r, &local] { return r->all_reduce(local); });

@@ -10,6 +10,7 @@
 #include "treefold/model/schedules.hpp"
 #include "treefold/exchange/schedule.hpp"
 #include "treefold/layout/distribution.hpp"
+#include "treefold/exchange/registry.hpp"
 #include "treefold/reducer.hpp"
 
 #include <boost/mpi.hpp>

@@ -8,7 +8,14 @@
 #include "treefold/exchange/registry.hpp"
 #include "treefold/exchange/schedule.hpp"
 #include "treefold/model/schedules.hpp"
+#include "treefold/plan/generators.hpp"
+#include "treefold/plan/schedule.hpp"
 #include "treefold/rma/one_sided.hpp"
+
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
 
 namespace treefold {
 
@@ -23,4 +30,44 @@ using rma_exchanges = exchange_list<one_sided>;
 /// The core's exchanges, then the model's, then the rma component's.
 using all_exchanges = exchange::join_t<exchange::core_exchanges, exchange::model_exchanges, exchange::rma_exchanges>;
 
+/// The names of the exchanges that run a schedule (plan::scheduled_exchange: all but
+/// `native` and `automatic`), in registry order.
+inline std::vector<std::string_view> scheduled_exchange_names()
+{
+    std::vector<std::string_view> out;
+    exchange::for_each_exchange<all_exchanges>([&]<class E>(std::type_identity<E>) {
+        if constexpr (plan::scheduled_exchange<E>) {
+            out.emplace_back(E::name);
+        }
+    });
+    return out;
+}
+
+/// Every rank's schedule (index r: rank r) of the exchange called `name` over `layout`, as
+/// the executor of each rank would run it for 8-byte values. Throws std::invalid_argument
+/// naming the scheduled exchanges for any other name.
+inline std::vector<plan::rank_schedule> schedules_of(std::string_view name, const layout::block_layout& layout)
+{
+    std::vector<plan::rank_schedule> out;
+    bool found = false;
+    exchange::for_each_exchange<all_exchanges>([&]<class E>(std::type_identity<E>) {
+        if constexpr (plan::scheduled_exchange<E>) {
+            if (!found && name == std::string_view(E::name)) {
+                found = true;
+                out = plan::all_ranks(layout, [](const layout::block_layout& l, int r) { return E::schedule(l, r); });
+            }
+        }
+    });
+    if (!found) {
+        std::string names;
+        for (const auto n : scheduled_exchange_names()) {
+            names += (names.empty() ? "" : ", ") + std::string(n);
+        }
+        throw std::invalid_argument("treefold: exchange '" + std::string(name) + "' runs no schedule (those that do: " +
+                                    names + ")");
+    }
+    return out;
+}
+
 } // namespace treefold
+

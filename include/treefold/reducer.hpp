@@ -5,8 +5,6 @@
 #include "treefold/comm_view.hpp"
 #include "treefold/concepts.hpp"
 #include "treefold/exchange/automatic.hpp"
-#include "treefold/exchange/direct.hpp"
-#include "treefold/exchange/tree.hpp"
 #include "treefold/kernel/dispatch.hpp"
 #include "treefold/kernel/ops.hpp"
 #include "treefold/kernel/threads.hpp"

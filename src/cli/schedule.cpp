@@ -4,8 +4,12 @@
 // best schedule and the best in the thesis's space for p ranks, with modelled and simulated
 // times, message counts and efficiency (no MPI). With --bytes, every message carries N bytes
 // and the model's α_p, α_r are the size-aware model's at N (model/size_model.hpp).
+// `treefold schedule --exchange E --p P [--n N] [--distribution D] [--rank R]` prints the
+// schedules an exchange's ranks run (plan/schedule.hpp), their totals and their check.
 #include "commands.hpp"
 #include "common.hpp"
+#include "treefold/all_exchanges.hpp"
+#include "treefold/plan/schedule.hpp"
 #include "treefold/topology/schedule.hpp"
 #include "treefold/model/pipelining.hpp"
 #include "treefold/model/size_model.hpp"
@@ -26,6 +30,37 @@ namespace po = boost::program_options;
 
 namespace treefold::cli {
 
+namespace {
+
+/// `--exchange`: every rank's schedule (or one rank's), the totals, and plan::verify's verdict.
+int print_exchange_schedules(const std::string& exchange, int p, std::uint64_t n, const std::string& dist,
+                             int only_rank)
+{
+    if (only_rank >= p) {
+        throw usage_error("--rank must be below --p");
+    }
+    std::vector<plan::rank_schedule> ranks;
+    try {
+        ranks = schedules_of(exchange, layout::block_layout::from_counts(parse_distribution(dist).counts(n, p)));
+    } catch (const std::invalid_argument& e) {
+        throw as_usage(e);
+    }
+    for (const auto& s : ranks) {
+        if (only_rank < 0 || s.rank == only_rank) {
+            std::fputs(s.to_string().c_str(), stdout);
+        }
+    }
+    const plan::totals t = plan::count(ranks);
+    const plan::verdict v = plan::verify(ranks);
+    std::printf("total: %" PRIu64 " messages, %" PRIu64 " values; result broadcast: %" PRIu64 " messages\n", t.messages,
+                t.values, plan::broadcast_messages(ranks.front()));
+    std::printf("check: %s\n", v.ok ? "every maximal node once, merged in index order, every message paired"
+                                      : v.reason.c_str());
+    return v.ok ? 0 : 1;
+}
+
+} // namespace
+
 int run_schedule(const std::vector<std::string>& args, int& /*argc*/, char**& /*argv*/)
 {
     int p = 0;
@@ -36,9 +71,18 @@ int run_schedule(const std::vector<std::string>& args, int& /*argc*/, char**& /*
     std::vector<std::string> extra;
     model::noise noise;
     std::string receives = "free";
+    std::string exchange;
+    std::uint64_t n = 0;
+    std::string dist = "even-upper";
+    int only_rank = -1;
     po::options_description desc("treefold schedule options");
     desc.add_options()
         ("p", po::value(&p)->required(), "number of ranks p (1..1048576)")
+        ("exchange", po::value(&exchange), "print every rank's schedule of this exchange (plan/schedule.hpp) "
+                                            "and check them (with --n; no model)")
+        ("n", po::value(&n), "--exchange: number of values N (default p)")
+        ("distribution", po::value(&dist), "--exchange: layout of the N values (default even-upper)")
+        ("rank", po::value(&only_rank), "--exchange: print this rank's schedule only")
         ("alpha-p", po::value(&m.alpha_p), ("pipeline latency of a multicast (us; default " + default_text(model::thesis_alpha_p) + ")").c_str())
         ("alpha-r", po::value(&m.alpha_r), ("cost per message of a multicast (us; default " + default_text(model::thesis_alpha_r) + ")").c_str())
         ("beta", po::value(&sized.beta), "cost per byte of a message (us; default 0)")
@@ -59,6 +103,10 @@ int run_schedule(const std::vector<std::string>& args, int& /*argc*/, char**& /*
     po::notify(vm);
     if (p < 1 || p > (1 << 20)) {
         throw usage_error("--p must be between 1 and 1048576");
+    }
+    if (!exchange.empty()) {
+        return print_exchange_schedules(exchange, p, vm.count("n") != 0 ? n : static_cast<std::uint64_t>(p), dist,
+                                        only_rank);
     }
     if (!constants.empty()) {
         if (vm.count("alpha-p") != 0 || vm.count("alpha-r") != 0 || vm.count("beta") != 0) {

@@ -3,6 +3,7 @@
 // exchanges' message patterns or on schedules, with makespan, messages, bytes, busy time and
 // the critical path; SVG timelines written to a folder (no MPI).
 #include "common.hpp"
+#include "treefold/all_exchanges.hpp"
 #include "treefold/layout/block_layout.hpp"
 #include "treefold/model/task_graph.hpp"
 #include "treefold/topology/schedule.hpp"
@@ -76,7 +77,7 @@ int run_simulate(const std::vector<std::string>& args, int& /*argc*/, char**& /*
     int lanes = 64;
     bool csv = false;
     std::string exchange_help = "simulate this exchange (repeatable; 'all' for every one):";
-    for (const auto name : model::simulated_exchanges) { // the one list of simulated exchanges
+    for (const auto name : scheduled_exchange_names()) { // every exchange that runs a schedule
         exchange_help += (exchange_help.back() == ':' ? " " : ", ") + std::string(name);
     }
     po::options_description desc("treefold simulate options");
@@ -131,7 +132,8 @@ int run_simulate(const std::vector<std::string>& args, int& /*argc*/, char**& /*
         throw usage_error("give at least one --exchange or --schedule");
     }
     if (std::find(exchanges.begin(), exchanges.end(), "all") != exchanges.end()) {
-        exchanges.assign(std::begin(model::simulated_exchanges), std::end(model::simulated_exchanges));
+        const auto every = scheduled_exchange_names();
+        exchanges.assign(every.begin(), every.end());
     }
     const std::uint64_t values = n == 0 ? static_cast<std::uint64_t>(p) : n;
     layout::block_layout l;
@@ -143,7 +145,7 @@ int run_simulate(const std::vector<std::string>& args, int& /*argc*/, char**& /*
     std::vector<std::pair<std::string, model::task_graph>> runs;
     for (const auto& e : exchanges) {
         try {
-            runs.emplace_back(e, model::exchange_graph(e, l, work));
+            runs.emplace_back(e, model::exchange_graph(schedules_of(e, l), work));
         } catch (const std::invalid_argument& err) {
             throw as_usage(err);
         }

@@ -1,7 +1,7 @@
 // Task-graph simulator (see include/treefold/model/task_graph.hpp).
 #include "treefold/model/task_graph.hpp"
 
-#include "treefold/model/plan_messages.hpp"
+#include "treefold/detail/layout/routes.hpp"
 #include "treefold/index_tree/decompose.hpp"
 
 #include <algorithm>
@@ -416,119 +416,53 @@ std::size_t add_tree_position(task_graph& g, int position, int parent, const std
     return parent < 0 ? acc : g.send(position, parent, bytes(lo, hi), {acc});
 }
 
-task_graph direct_graph(const layout::block_layout& layout, const work_costs& work, layout::direct_buffering rules)
+task_graph exchange_graph(std::span<const plan::rank_schedule> ranks, const work_costs& work)
 {
-    const int p = layout.ranks();
-    std::vector<std::vector<layout::direct_step>> steps;
-    // Values of every message per (sender, receiver), in send order: a receiver's inbox holds one.
-    std::map<std::pair<int, int>, std::vector<std::uint64_t>> sizes;
-    for (int r = 0; r < p; ++r) {
-        steps.push_back(layout::direct_rank_steps(layout, r, rules));
-        for (const auto& s : steps.back()) {
-            if (s.what == layout::direct_step::kind::send) {
-                sizes[{r, s.peer}].push_back(s.values);
-            }
-        }
+    if (ranks.empty()) {
+        throw std::invalid_argument("treefold: exchange_graph needs every rank's schedule (none given)");
     }
+    const int p = static_cast<int>(ranks.size());
     task_graph g(p);
     std::vector<std::size_t> last(static_cast<std::size_t>(p), no_task);
     for (int r = 0; r < p; ++r) {
+        const plan::rank_schedule& s = ranks[static_cast<std::size_t>(r)];
+        if (s.rank != r || s.p != p) {
+            throw std::invalid_argument("treefold: exchange_graph's schedule " + std::to_string(r) + " is rank " +
+                                        std::to_string(s.rank) + " of " + std::to_string(s.p));
+        }
         std::size_t prev = g.compute(r, work.per_call);
-        auto after = [&prev] { return prev == no_task ? std::vector<std::size_t>{} : std::vector<std::size_t>{prev}; };
-        int inbox_source = -1;
-        std::uint64_t inbox_left = 0;
-        std::map<int, std::size_t> taken; // messages taken per source
-        for (const auto& s : steps[static_cast<std::size_t>(r)]) {
-            switch (s.what) {
-            case layout::direct_step::kind::local:
-                prev = g.compute(r, work.per_element * static_cast<double>(s.values), after());
+        auto after = [&prev] { return std::vector<std::size_t>{prev}; };
+        std::vector<std::size_t> posted(s.receives.size(), no_task);
+        auto receive = [&](std::uint32_t m) {
+            return posted[m] != no_task ? posted[m] : g.receive(r, s.receives[m].peer, after());
+        };
+        auto merge = [&](std::size_t received, std::uint64_t values) {
+            return g.compute(r, work.per_value * static_cast<double>(values), {prev, received});
+        };
+        for (const plan::step& st : s.steps) {
+            switch (st.what) {
+            case plan::op::local:
+            case plan::op::compute:
+                prev = g.compute(r, work.per_element * static_cast<double>(index_tree::cover_size(s.local[st.arg], s.n)),
+                                 after());
                 break;
-            case layout::direct_step::kind::send:
-                prev = g.send(r, s.peer, s.values * work.value_bytes, after());
+            case plan::op::post: posted[st.arg] = g.receive(r, s.receives[st.arg].peer, after()); break;
+            case plan::op::take: prev = merge(receive(st.arg), s.receives[st.arg].count); break;
+            case plan::op::receive: prev = receive(st.arg); break;
+            case plan::op::push_in: prev = g.compute(r, work.per_value, after()); break;
+            case plan::op::send:
+            case plan::op::flush:
+                prev = g.send(r, s.sends[st.arg].peer, s.sends[st.arg].count * work.value_bytes, after());
                 break;
-            case layout::direct_step::kind::receive:
-                if (inbox_source != s.peer || inbox_left == 0) {
-                    const auto& from = sizes[{s.peer, r}];
-                    std::size_t& k = taken[s.peer];
-                    if (k >= from.size()) {
-                        throw std::logic_error("treefold: direct replay receives more from rank " + std::to_string(s.peer) +
-                                               " than it sends (internal error)");
-                    }
-                    inbox_left = from[k++];
-                    inbox_source = s.peer;
-                    prev = g.receive(r, s.peer, after());
-                }
-                --inbox_left;
-                prev = g.compute(r, work.per_value, after());
-                break;
-            case layout::direct_step::kind::report:
-                prev = g.receive(r, s.peer, after());
-                break;
+            default: break; // moves on the rank's own stack: no cost in the model
             }
         }
         last[static_cast<std::size_t>(r)] = prev;
     }
-    if (layout.size() > 0) {
-        add_broadcast(g, layout.owner(0), work.value_bytes, last);
+    if (ranks[0].result != plan::result_at::everywhere && ranks[0].n > 0) {
+        add_broadcast(g, ranks[0].finisher, work.value_bytes, last);
     }
     return g;
-}
-
-namespace {
-
-/// The local work of the q-th block in index order: per_element times its values.
-std::function<double(int)> local_work(const layout::block_layout& layout, const work_costs& work)
-{
-    return [order = layout.index_order(), &layout, &work](int q) {
-        return work.per_element * static_cast<double>(layout.block_of(order[static_cast<std::size_t>(q)]).count);
-    };
-}
-
-template <class Shape>
-task_graph tree_exchange_graph(const layout::block_layout& layout, const work_costs& work)
-{
-    return tree_graph<Shape>(layout.ranks(), frontier_partials(layout, work.value_bytes), local_work(layout, work),
-                             work);
-}
-
-} // namespace
-
-task_graph exchange_graph(std::string_view name, const layout::block_layout& layout, const work_costs& work)
-{
-    if (name == "direct") {
-        return direct_graph(layout, work);
-    }
-    if (name == "binomial") {
-        return tree_exchange_graph<topology::binomial>(layout, work);
-    }
-    if (name == "fibonacci") {
-        return tree_exchange_graph<topology::fibonacci>(layout, work);
-    }
-    if (name == "binary") {
-        return tree_exchange_graph<topology::binary>(layout, work);
-    }
-    if (name == "truncated_fibonacci") {
-        return tree_exchange_graph<topology::truncated_fibonacci>(layout, work);
-    }
-    if (name == "truncated_binary") {
-        return tree_exchange_graph<topology::truncated_binary>(layout, work);
-    }
-    if (name == "mary4") {
-        return tree_exchange_graph<topology::m_ary<4>>(layout, work);
-    }
-    if (name == "mary8") {
-        return tree_exchange_graph<topology::m_ary<8>>(layout, work);
-    }
-    if (name == "schedule_rd") {
-        const int p = layout.ranks();
-        return schedule_graph(topology::recursive_doubling(p), p, frontier_partials(layout, work.value_bytes), work,
-                              local_work(layout, work));
-    }
-    std::string names;
-    for (const auto n : simulated_exchanges) {
-        names += (names.empty() ? "" : ", ") + std::string(n);
-    }
-    throw std::invalid_argument("treefold: no task graph for exchange '" + std::string(name) + "' (simulated: " + names + ")");
 }
 
 namespace {

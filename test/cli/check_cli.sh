@@ -120,10 +120,19 @@ expect_bad_serial "alpha-p must be a finite number >= 0" schedule --p 4 --alpha-
 expect_bad_serial "alpha-r must be a finite number >= 0" schedule --p 4 --alpha-p 1 --alpha-r -2
 expect_bad_serial "noise must be a finite number >= 0" schedule --p 4 --noise -1
 expect_bad_serial "give at least one --exchange or --schedule" simulate --p 4
-expect_bad_serial "no task graph for exchange 'ring'" simulate --p 4 --exchange ring
+expect_bad_serial "exchange 'ring' runs no schedule" simulate --p 4 --exchange ring
+expect_bad_serial "exchange 'native' runs no schedule" schedule --p 4 --exchange native
 expect_bad_serial "model must be pipelining, loggp or size" simulate --p 4 --exchange direct --model ideal
 expect_bad_serial "beta must be a finite number >= 0" simulate --p 4 --exchange direct --model size --beta -1
 expect_bad_serial "does not fit p = 3" simulate --p 3 --schedule "2 2"
+
+# schedule --exchange: every rank's schedule, the totals and the one-process check.
+out="$("$tool" schedule --p 5 --n 1000 --exchange direct)"
+[[ "$(grep -c '^exchange direct, p 5, rank' <<<"$out")" -eq 5 ]] && grep -q '^check: every maximal node once' <<<"$out" \
+  && pass || fail "schedule --exchange direct: $out"
+out="$("$tool" schedule --p 5 --n 1000 --exchange schedule_rd --rank 3)"
+[[ "$(grep -c '^exchange schedule_rd' <<<"$out")" -eq 1 ]] && grep -q 'send to rank' <<<"$out" && pass \
+  || fail "schedule --exchange schedule_rd --rank 3: $out"
 
 # simulate: the binomial reduce and broadcast at p = 4 with alpha_p 1, alpha_r 0.5 takes 6
 # (hand-checked in test_task_graph), six messages; its timeline is an SVG document.

@@ -8,6 +8,7 @@
 #include "treefold/collective/reduce.h"
 #include "treefold/collective/tree_reduce.hpp"
 #include "treefold/topology/tree_shape.hpp"
+#include "treefold/exchange/registry.hpp"
 #include "treefold/reducer.hpp"
 
 #include <boost/serialization/string.hpp>

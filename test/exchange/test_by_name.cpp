@@ -53,7 +53,7 @@ BOOST_AUTO_TEST_CASE(every_name_reaches_its_exchange_and_the_same_bits)
     BOOST_TEST((treefold::all_exchanges::contains<exchange::tree<topology::inorder>>));
     BOOST_TEST(!exchange::core_exchanges::contains<exchange::one_sided>);
     BOOST_TEST(!(exchange::core_exchanges::contains<exchange::scheduled<exchange::schedules::best_sized>>));
-    exchange::for_each_exchange<exchange::automatic_candidates>([](auto type) {
+    exchange::for_each_exchange<exchange::automatic_candidate_types>([](auto type) {
         BOOST_TEST(exchange::core_exchanges::contains<typename decltype(type)::type>);
     });
     // Names built from the policies for exchanges outside the registry follow the same rule.

@@ -35,7 +35,7 @@ for unwanted in treefold/dsop/ treefold/rma/ treefold/model/ treefold/io/ treefo
                 treefold/model/schedules.hpp; do
   [[ "$deps" != *"$unwanted"* ]] || fail "treefold/reducer.hpp includes $unwanted"
 done
-[[ "$deps" == *treefold/exchange/tree.hpp* ]] || fail "the include list of reducer.hpp looks wrong: $deps"
+[[ "$deps" == *treefold/exchange/executor.hpp* ]] || fail "the include list of reducer.hpp looks wrong: $deps"
 
 printf '#include "treefold/version.hpp"\nTREEFOLD_VERSION_STRING TREEFOLD_VERSION\n' > "$src"
 got="$("$cxx" "${flags[@]}" -E -P "$src" | tr -d '\n ')"

@@ -13,6 +13,7 @@
 #include "treefold/kernel/dispatch.hpp"
 #include "treefold/kernel/threads.hpp"
 #include "treefold/layout/distribution.hpp"
+#include "treefold/exchange/registry.hpp"
 #include "treefold/reducer.hpp"
 
 #include <atomic>

@@ -6,7 +6,7 @@ set -uo pipefail
 
 # ---- The rules (the one place to change them) ---------------------------------------------
 # Layers that know nothing of MPI: include/treefold/<layer>/ and src/<layer>/.
-MPI_FREE_LAYERS=(index_tree layout kernel topology model io)
+MPI_FREE_LAYERS=(index_tree layout plan kernel topology model io)
 # What those may not include: MPI itself (an include path equal to, or under, one of these) ...
 MPI_INCLUDES=(mpi.h boost/mpi.hpp boost/mpi)
 # ... nor a treefold header of the layers that talk to the network, nor the front doors.

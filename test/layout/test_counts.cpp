@@ -10,6 +10,7 @@
 #include "treefold/layout/distribution.hpp"
 #include "treefold/model/message_count.hpp"
 #include "treefold/model/plan_messages.hpp"
+#include "treefold/exchange/registry.hpp"
 #include "treefold/reducer.hpp"
 
 #include <cstdint>
@@ -22,8 +23,8 @@ using namespace treefold;
 using layout::index_t;
 
 // The replay must use the exchange's own buffering rules.
-static_assert(layout::direct_buffering{}.values_per_message == exchange::direct::buffer_values);
-static_assert(layout::direct_buffering{}.flush_before_elements == exchange::direct::flush_before_elements);
+static_assert(plan::direct_buffering{}.values_per_message == exchange::direct::buffer_values);
+static_assert(plan::direct_buffering{}.flush_before_elements == exchange::direct::flush_before_elements);
 
 namespace {
 
@@ -33,17 +34,6 @@ struct measured {
     std::uint64_t reduce_root0 = 0; ///< total over ranks, reduce to rank 0
     std::uint64_t mine = 0;         ///< this rank's share of `reduce`
 };
-
-/// The messages rank `me` sends in the binomial broadcast of the result from `root`.
-std::uint64_t broadcast_sends(int p, int me, int root)
-{
-    const int rel = (me - root + p) % p;
-    std::uint64_t sends = 0;
-    for (int mask = 1; mask < p && (rel & mask) == 0; mask <<= 1) {
-        sends += rel + mask < p ? 1 : 0;
-    }
-    return sends;
-}
 
 template <class Exchange>
 measured run_reducer(const mpi::communicator& comm, const layout::block_layout& l, int finisher)
@@ -78,7 +68,7 @@ void check_layout(const mpi::communicator& comm, const layout::block_layout& l, 
     BOOST_CHECK_MESSAGE(got_direct.reduce == want_direct.all_reduce,
                         where << " direct reduce: measured " << got_direct.reduce << ", planned " << want_direct.all_reduce);
     const std::uint64_t mine_planned =
-        layout::direct_rank_messages(l, comm.rank()) + broadcast_sends(p, comm.rank(), direct_finisher);
+        layout::direct_rank_messages(l, comm.rank()) + testing::broadcast_sends(p, comm.rank(), direct_finisher);
     BOOST_CHECK_MESSAGE(got_direct.mine == mine_planned, where << " direct rank " << comm.rank() << ": measured "
                                                                << got_direct.mine << ", planned " << mine_planned);
     BOOST_CHECK_EQUAL(got_direct.reduce_root0, want_direct.all_reduce);

@@ -6,6 +6,7 @@
 
 #include "support/throws.hpp"
 
+#include "treefold/all_exchanges.hpp"
 #include "treefold/layout/block_layout.hpp"
 #include "treefold/model/plan_messages.hpp"
 #include "treefold/model/pipelining.hpp"
@@ -206,15 +207,16 @@ BOOST_AUTO_TEST_CASE(message_counts_equal_the_plan)
         counts(std::vector<index_t>(13, 37)), counts({1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}), counts({0, 0, 8, 0})};
     for (const auto& l : layouts) {
         const int p = l.ranks();
-        for (const auto name : model::simulated_exchanges) {
-            auto g = model::exchange_graph(name, l, {0.5, 0.001, 0.002, 8});
-            std::uint64_t expected = 0;
+        for (const auto name : treefold::scheduled_exchange_names()) { // every exchange but native and automatic
+            const auto ranks = treefold::schedules_of(name, l);
+            auto g = model::exchange_graph(ranks, {0.5, 0.001, 0.002, 8});
+            std::uint64_t expected = treefold::plan::count(ranks).messages + treefold::plan::broadcast_messages(ranks[0]);
             if (name == "direct") {
-                expected = layout::direct_call_messages(l).all_reduce;
+                BOOST_CHECK_EQUAL(expected, layout::direct_call_messages(l).all_reduce);
             } else if (name == "schedule_rd") {
-                expected = topology::recursive_doubling(p).messages(p);
-            } else {
-                expected = layout::tree_call_messages(l).all_reduce;
+                BOOST_CHECK_EQUAL(expected, topology::recursive_doubling(p).messages(p));
+            } else if (name == "binomial" || name == "mary8") {
+                BOOST_CHECK_EQUAL(expected, layout::tree_call_messages(l).all_reduce);
             }
             BOOST_CHECK_MESSAGE(g.messages() == expected,
                                 name << " over " << p << " ranks: " << g.messages() << " messages, plan " << expected);
@@ -234,7 +236,8 @@ BOOST_AUTO_TEST_CASE(message_counts_equal_the_plan)
     const auto bytes = model::frontier_partials(counts({3, 3, 3, 3}), 8);
     BOOST_CHECK_EQUAL(bytes(0, 1), 16U);
     BOOST_CHECK_EQUAL(bytes(0, 4), 8U); // the whole range is the root
-    BOOST_CHECK(throws_with([&] { model::exchange_graph("native", counts({1, 1}), {}); }, "simulated: direct"));
+    BOOST_CHECK(throws_with([&] { (void)treefold::schedules_of("native", counts({1, 1})); }, "those that do: direct"));
+    BOOST_CHECK(throws_with([&] { (void)model::exchange_graph({}, {}); }, "every rank's schedule"));
 }
 
 BOOST_AUTO_TEST_CASE(critical_path_length_is_the_makespan)
@@ -249,8 +252,8 @@ BOOST_AUTO_TEST_CASE(critical_path_length_is_the_makespan)
     const model::pipelining_network conflicts(model::params{0.88, 0.38, model::receive_cost::conflicts});
     const std::vector<const model::network*> nets{&loggp, &sized, &conflicts};
     for (const model::network* net : nets) {
-        for (const auto name : model::simulated_exchanges) {
-            auto g = model::exchange_graph(name, l, {0.2, 0.003, 0.004, 8});
+        for (const auto name : treefold::scheduled_exchange_names()) {
+            auto g = model::exchange_graph(treefold::schedules_of(name, l), {0.2, 0.003, 0.004, 8});
             const auto t = model::simulate_graph(g, *net);
             BOOST_CHECK_GT(t.makespan, 0.0);
             BOOST_CHECK_CLOSE(path_length_from_costs(g, t, *net), t.makespan, 1e-9);
@@ -349,7 +352,7 @@ BOOST_AUTO_TEST_CASE(invalid_graphs_are_named)
 BOOST_AUTO_TEST_CASE(svg_timeline_is_well_formed)
 {
     const auto l = counts({50, 50, 50, 50, 50});
-    auto g = model::exchange_graph("fibonacci", l, {0, 0.01, 0.01, 8});
+    auto g = model::exchange_graph(treefold::schedules_of("fibonacci", l), {0, 0.01, 0.01, 8});
     const auto t = model::simulate_graph(g, model::pipelining_network(model::params{}));
     std::ostringstream out;
     model::write_svg(out, g, t, {800, 16, 64, "fibonacci <p = 5> & N = 250"});

@@ -10,6 +10,7 @@
 #include "treefold/exchange/native.hpp"
 #include "treefold/rma/one_sided.hpp"
 #include "treefold/exchange/schedule.hpp"
+#include "treefold/exchange/registry.hpp"
 #include "treefold/reducer.hpp"
 
 #include <stdexcept>

@@ -5,6 +5,7 @@
 // Exit code 77 (ctest: skipped) if the MPI library does not provide it.
 #include "support/oracle.hpp"
 #include "treefold/exchange/schedule.hpp"
+#include "treefold/exchange/registry.hpp"
 #include "treefold/reducer.hpp"
 
 #include <boost/mpi.hpp>

@@ -70,4 +70,16 @@ inline std::map<std::string, std::uint64_t> reference_bits(const std::filesystem
     return out;
 }
 
+/// The messages rank `me` sends in the reducers' binomial broadcast of a result from `root`
+/// over p ranks (net::broadcast).
+inline std::uint64_t broadcast_sends(int p, int me, int root)
+{
+    const int rel = (me - root + p) % p;
+    std::uint64_t sends = 0;
+    for (int mask = 1; mask < p && (rel & mask) == 0; mask <<= 1) {
+        sends += rel + mask < p ? 1 : 0;
+    }
+    return sends;
+}
+
 } // namespace treefold::testing

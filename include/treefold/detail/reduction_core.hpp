@@ -13,7 +13,6 @@
 #include "treefold/layout/block_layout.hpp"
 #include "treefold/detail/net/agreement.hpp"
 #include "treefold/detail/net/transport.hpp"
-#include "treefold/detail/net/tree_walk.hpp"
 #include "treefold/request.hpp"
 
 #include <boost/mpi/collectives/all_reduce.hpp>

@@ -27,11 +27,9 @@
 #include "treefold/detail/exchange/automatic_choice.hpp"
 #include "treefold/detail/exchange/outcome.hpp"
 #include "treefold/detail/net/transport.hpp"
-#include "treefold/exchange/direct.hpp"
+#include "treefold/exchange/executor.hpp"
 #include "treefold/exchange/list.hpp"
 #include "treefold/exchange/native.hpp"
-#include "treefold/exchange/schedule.hpp"
-#include "treefold/exchange/tree.hpp"
 #include "treefold/layout/distribution.hpp"
 
 #include <boost/mpi/collectives.hpp>
@@ -39,6 +37,7 @@
 #include <boost/mpi/timer.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -53,10 +52,17 @@
 
 namespace treefold::exchange {
 
-/// The exchanges automatic chooses from, in variant order: core exchanges only, so a program
-/// whose reducers use automatic links no component.
-using automatic_candidates = exchange_list<native, tree<>, direct, tree<topology::m_ary<4>, result_broadcast::mpi>,
-                                           scheduled<schedules::recursive_doubling>>;
+/// The exchanges automatic chooses from, by their registry names, simplest first: core
+/// exchanges only, so a program whose reducers use automatic links no component. The
+/// candidates other than native run the schedules exchange::core_schedule makes inside the
+/// library; exchange/registry.hpp lists their types (automatic_candidate_types) and checks
+/// the names.
+struct automatic_candidates {
+    /// The names, in order.
+    static constexpr std::array<std::string_view, 5> names{"native", "binomial", "direct", "dual4", "schedule_rd"};
+    /// The number of candidates.
+    static constexpr std::size_t size = names.size();
+};
 
 namespace detail {
 
@@ -82,13 +88,6 @@ inline int simplest_within(const std::vector<double>& times, double tolerance)
     }
     return 0; // not reached: the least is within any tolerance >= 0 of itself
 }
-
-template <class T, class List>
-struct candidate_variant;
-template <class T, class... E>
-struct candidate_variant<T, exchange_list<E...>> {
-    using type = std::variant<std::monostate, typename E::template plan<T>...>;
-};
 
 } // namespace detail
 
@@ -139,9 +138,11 @@ struct automatic {
         }
 
     private:
-        // Alternative i + 1 is candidate i (native falls back to a tree for serialised T, so
-        // two alternatives may have one type: hence access by index).
-        using variant = typename detail::candidate_variant<T, automatic_candidates>::type;
+        // The native plan (raw T only: other T run native's schedule) or the executor of a
+        // candidate's schedule: two plan types for five candidates.
+        using variant = std::conditional_t<std::is_trivially_copyable_v<T>,
+                                           std::variant<std::monostate, native_plan<T>, executor<T>>,
+                                           std::variant<std::monostate, executor<T>>>;
 
         template <class F>
         decltype(auto) visit(F&& f) const
@@ -151,30 +152,26 @@ struct automatic {
         template <class F>
         decltype(auto) visit(F&& f)
         {
-            return visit_from<1>(f);
-        }
-        template <std::size_t I, class F>
-        decltype(auto) visit_from(F& f)
-        {
-            if constexpr (I + 1 < std::variant_size_v<variant>) {
-                if (impl_.index() != I) {
-                    return visit_from<I + 1>(f);
+            if constexpr (std::is_trivially_copyable_v<T>) {
+                if (impl_.index() == 1) {
+                    return f(std::get<1>(impl_));
                 }
             }
-            return f(std::get<I>(impl_));
+            return f(std::get<executor<T>>(impl_));
         }
 
         /// Builds candidate `which` (0-based) in place.
-        template <std::size_t I = 1>
         void emplace(int which, const boost::mpi::communicator& comm, const layout::block_layout& layout)
         {
-            if constexpr (I + 1 < std::variant_size_v<variant>) {
-                if (which != static_cast<int>(I) - 1) {
-                    emplace<I + 1>(which, comm, layout);
+            if constexpr (std::is_trivially_copyable_v<T>) {
+                if (which == 0) {
+                    impl_.template emplace<native_plan<T>>(comm, layout);
                     return;
                 }
             }
-            impl_.template emplace<I>(comm, layout);
+            // (native for T that is not raw: its fallback, the binomial tree)
+            const std::string_view name = automatic_candidates::names[static_cast<std::size_t>(which == 0 ? 1 : which)];
+            impl_.template emplace<executor<T>>(comm, core_schedule(name, layout, comm.rank()));
         }
 
         static int choose(const boost::mpi::communicator& comm, const layout::block_layout& layout)
@@ -182,7 +179,7 @@ struct automatic {
             namespace mpi = boost::mpi;
             // Agree on the forced choice (equal on every rank, and known) and on the
             // calibration file (readable on every rank): -3 marks a file that is not.
-            constexpr std::span<const std::string_view> names(automatic_candidates::names);
+            const std::span<const std::string_view> names(automatic_candidates::names);
             const int forced = detail::load_calibration_file(names) ? detail::forced_candidate(names) : -3;
             const std::pair<int, int> mine{forced, -forced};
             std::pair<int, int> range{};

@@ -19,11 +19,11 @@
 #include "treefold/config.hpp"
 #include "treefold/concepts.hpp"
 #include "treefold/detail/exchange/outcome.hpp"
-#include "treefold/exchange/tree.hpp"
+#include "treefold/exchange/executor.hpp"
+#include "treefold/index_tree/decompose.hpp"
 #include "treefold/detail/frontier_record.hpp"
 #include "treefold/detail/order_free_record.hpp"
 #include "treefold/layout/block_layout.hpp"
-#include "treefold/detail/layout/routes.hpp"
 #include "treefold/detail/net/agreement.hpp"
 #include "treefold/detail/net/native_op.hpp"
 #include "treefold/detail/net/transport.hpp"
@@ -52,7 +52,7 @@ public:
     /// Collective over `comm` (splits it when the blocks are not in rank order).
     native_plan(const boost::mpi::communicator& comm, const layout::block_layout& layout)
         : comm_(in_index_order(comm, layout)), rank_(comm.rank()), n_(layout.size()),
-          block_(layout.block_of(comm.rank())), local_nodes_(layout::block_nodes(layout, comm.rank())),
+          block_(layout.block_of(comm.rank())), local_nodes_(index_tree::maximal_nodes(layout.block_of(comm.rank()).start, layout.block_of(comm.rank()).end(), layout.size())),
           state_(std::make_unique<state>(layout.size(), comm.rank(), record_capacity(layout))),
           type_(std::make_unique<net::bound_datatype>(state_->record.bytes(), state_.get())),
           send_(state_->record.bytes()), recv_(state_->record.bytes())
@@ -368,14 +368,26 @@ private:
     bool order_free_call_ = false; // the outstanding or last call took the order-free path
 };
 
+/// The native exchange's plan for T that is not trivially copyable: the binomial tree's
+/// schedule (an MPI_Op sees raw bytes only).
+template <class T>
+class native_fallback : public executor<T> {
+public:
+    /// Plans the binomial tree from the layout alone (no communication).
+    native_fallback(const boost::mpi::communicator& comm, const layout::block_layout& layout)
+        : executor<T>(comm, core_schedule("binomial", layout, comm.rank()))
+    {
+    }
+};
+
 /// Exchange policy: the MPI library's reductions over frontier records (see file comment).
 struct native {
     /// The exchange's name (the C API's "exchange" option).
     static constexpr const char* name = "native";
 
-    /// native_plan for trivially copyable T, else the binomial tree exchange's plan.
+    /// native_plan for trivially copyable T, else the binomial tree's schedule.
     template <class T>
-    using plan = std::conditional_t<std::is_trivially_copyable_v<T>, native_plan<T>, tree<>::plan<T>>;
+    using plan = std::conditional_t<std::is_trivially_copyable_v<T>, native_plan<T>, native_fallback<T>>;
 };
 
 } // namespace treefold::exchange

@@ -29,6 +29,12 @@ using core_exchanges =
                   tree<topology::m_ary<4>, result_broadcast::mpi>, tree<topology::m_ary<8>, result_broadcast::mpi>,
                   scheduled<schedules::recursive_doubling>, native, automatic>;
 
+/// The types of automatic's candidates, in automatic_candidates::names' order.
+using automatic_candidate_types = exchange_list<native, tree<>, direct, tree<topology::m_ary<4>, result_broadcast::mpi>,
+                                                scheduled<schedules::recursive_doubling>>;
+static_assert(automatic_candidate_types::names == automatic_candidates::names,
+              "treefold: automatic's candidate names must be the registry's names of its candidate types");
+
 /// Calls `f(std::type_identity<E>{})` for the exchange E of `List` (the core's by default;
 /// treefold::all_exchanges with the components) called `name`, and returns what it returns.
 /// Throws std::invalid_argument naming the list's names for any other name.

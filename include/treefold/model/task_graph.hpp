@@ -23,7 +23,7 @@
 
 #include "treefold/config.hpp"
 #include "treefold/layout/block_layout.hpp"
-#include "treefold/detail/layout/routes.hpp"
+#include "treefold/plan/schedule.hpp"
 #include "treefold/model/dsop_cost.hpp"
 #include "treefold/model/pipelining.hpp"
 #include "treefold/model/size_model.hpp"
@@ -34,6 +34,7 @@
 #include <cstdint>
 #include <functional>
 #include <iosfwd>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -304,21 +305,14 @@ task_graph tree_graph(int p, const partial_bytes& bytes, const std::function<dou
     return g;
 }
 
-/// The direct exchange over `layout` (per_call, then layout::direct_rank_steps: local nodes, buffered sends,
-/// blocking receives of incoming pieces, empty blocks' reports) followed by the broadcast from
-/// the finisher.
-task_graph direct_graph(const layout::block_layout& layout, const work_costs& work = {},
-                        layout::direct_buffering rules = {});
-
-/// The exchanges exchange_graph builds, by their registry names (exchange/registry.hpp).
-inline constexpr std::string_view simulated_exchanges[] = {
-    "direct", "binomial", "fibonacci", "binary", "truncated_fibonacci", "truncated_binary", "mary4", "mary8", "schedule_rd"};
-
-/// The task graph of one all_reduce with exchange `name` over `layout` (from simulated_exchanges;
-/// throws std::invalid_argument naming the accepted names otherwise): frontier sizes from
-/// the layout, local work per_element per element.
-task_graph exchange_graph(std::string_view name, const layout::block_layout& layout, const work_costs& work = {});
-
+/// One all_reduce of an exchange as a task graph, from every rank's schedule (index r: rank r;
+/// plan/schedule.hpp), the same schedules the executor runs: per_call, then each rank's steps
+/// in order (a local node: per_element per element; a send or flush: a message of its values
+/// times value_bytes; a posted receive waits from its post, others from the step before; a
+/// take merges per_value per value, a push_in per_value), then the binomial broadcast from the
+/// finisher where the result is not everywhere. Throws std::invalid_argument unless the
+/// schedules are ranks 0..p-1 of one p.
+task_graph exchange_graph(std::span<const plan::rank_schedule> ranks, const work_costs& work = {});
 /// Drawing options of write_svg.
 struct svg_options {
     double width = 1000;          ///< pixels of the time axis

@@ -16,6 +16,7 @@
 #include "treefold/detail/layout/routes.hpp"
 #include "treefold/detail/net/tags.hpp"
 #include "treefold/detail/net/transport.hpp"
+#include "treefold/plan/generators.hpp"
 #include "treefold/rma/mpsc_queue.hpp"
 #include "treefold/index_tree/node.hpp"
 
@@ -37,6 +38,17 @@ struct one_sided {
     static constexpr const char* name = "one_sided";
     /// Slots in each half of a rank's queue (a call sends each rank at most 64 pieces).
     static constexpr std::size_t queue_slots = 256;
+
+    /// This rank's messages as a schedule: the direct exchange's routes with one queue message
+    /// per outbound root (the counts, the model and the simulator read it; the plan below
+    /// runs the routes through the queue).
+    static treefold::plan::rank_schedule schedule(const layout::block_layout& layout, int rank)
+    {
+        treefold::plan::rank_schedule s = treefold::plan::direct(layout, rank, {1, 0});
+        s.exchange = name;
+        s.header_bytes = rma::mpsc_queue::header_bytes; // the queue's header on every message
+        return s;
+    }
 
     /// The routes of this rank's subtree roots and its queue; run() and finisher() come from
     /// routed_run (the contract of direct::plan::run).

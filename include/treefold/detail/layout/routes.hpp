@@ -12,13 +12,6 @@
 
 namespace treefold::layout {
 
-/// The direct exchange's send-buffer rules: exchange::direct runs with the defaults, and the
-/// message counts of layout/plan_messages.hpp replay them.
-struct direct_buffering {
-    std::size_t values_per_message = 4;   ///< a full buffer is flushed at once
-    index_t flush_before_elements = 64;   ///< a local node larger than this flushes first
-};
-
 /// Index start of every position (the ranks in index order, layout.index_order()), n for an
 /// empty block, and n at the end: positions [lo, hi) cover indices [starts[lo], starts[hi]).
 inline std::vector<index_t> position_starts(const block_layout& layout)

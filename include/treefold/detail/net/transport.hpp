@@ -376,6 +376,71 @@ private:
     MPI_Request request_ = MPI_REQUEST_NULL;
 };
 
+/// Sends that do not block: each message's bytes are staged in a buffer of its own (kept with
+/// its capacity from call to call) and stay alive until wait_all(). Raw MPI requests, as for
+/// posted_receive.
+class send_queue {
+public:
+    /// The staging buffer of message `m` (cleared), for the caller to fill.
+    std::vector<char>& buffer(std::size_t m)
+    {
+        if (buffers_.size() <= m) {
+            buffers_.resize(m + 1);
+        }
+        buffers_[m].clear();
+        return buffers_[m];
+    }
+
+    /// Sends buffer(m) to `dest` as values (counted as one message).
+    void send(const boost::mpi::communicator& comm, int dest, std::size_t m, counters& count)
+    {
+        post(comm, dest, tag::values, buffers_[m]);
+        ++count.messages;
+        count.bytes += buffers_[m].size();
+    }
+
+    /// Sends `f` to `dest` where message `m` was expected, in the failure framing.
+    void send_failure(const boost::mpi::communicator& comm, int dest, std::size_t m, const failure& f,
+                      counters& count)
+    {
+        std::vector<char>& record = buffer(m);
+        record = encode(f);
+        post(comm, dest, tag::failure, empty_);
+        post(comm, dest, tag::failure_record, record);
+        ++count.messages;
+        count.bytes += record.size();
+    }
+
+    /// Completes every send posted since the last wait_all().
+    void wait_all()
+    {
+        if (!requests_.empty()) {
+            const int rc = MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
+            requests_.clear();
+            if (rc != MPI_SUCCESS) {
+                throw boost::mpi::exception("MPI_Waitall", rc);
+            }
+        }
+    }
+
+private:
+    void post(const boost::mpi::communicator& comm, int dest, int kind, const std::vector<char>& bytes)
+    {
+        static constexpr char none = 0; // never a null buffer
+        requests_.emplace_back();
+        if (const int rc = MPI_Isend(bytes.empty() ? &none : bytes.data(), static_cast<int>(bytes.size()), MPI_BYTE,
+                                     dest, tag_of(kind), comm, &requests_.back());
+            rc != MPI_SUCCESS) {
+            requests_.pop_back();
+            throw boost::mpi::exception("MPI_Isend", rc);
+        }
+    }
+
+    std::vector<std::vector<char>> buffers_;
+    std::vector<MPI_Request> requests_;
+    std::vector<char> empty_;
+};
+
 /// Receives one message from `source`: values (stored in out[0, n), n returned, at most
 /// `max`) or a failure (stored in `failed`, 0 returned).
 template <class T>

@@ -1,0 +1,227 @@
+#pragma once
+/// The one executor of rank schedules (plan/schedule.hpp): every exchange but `native` is a
+/// generator of schedules and this loop. Local nodes go through the kernel (offset form where
+/// the kernel has one), received values land in an inbox at their node's place, every merge
+/// is a frontier push, and sends never block until the schedule says wait_sends.
+///
+/// Failures, in the one framing of net/transport.hpp: a rank that failed, or learned of a
+/// failure, computes and merges nothing more but still takes every message of its schedule and
+/// sends every message (the failure in its place), so no peer waits and nothing is left for
+/// the next call. Where every rank ends with the root and the operator may throw in a rank's
+/// last merge, the ranks agree on failure after the steps (net/agreement.hpp).
+
+#include "treefold/config.hpp"
+#include "treefold/concepts.hpp"
+#include "treefold/detail/exchange/outcome.hpp"
+#include "treefold/detail/net/agreement.hpp"
+#include "treefold/detail/net/transport.hpp"
+#include "treefold/frontier.hpp"
+#include "treefold/layout/block_layout.hpp"
+#include "treefold/plan/schedule.hpp"
+
+#include <boost/mpi/communicator.hpp>
+
+#include <cstddef>
+#include <exception>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace treefold::exchange {
+
+/// The schedule of the core exchange called `name` (exchange/registry.hpp: every one but
+/// native and automatic) for `rank`, made inside the library, so a program that picks an
+/// exchange at run time (automatic, native's fallback) instantiates no exchange type. Throws
+/// std::invalid_argument naming the core's scheduled exchanges for any other name.
+plan::rank_schedule core_schedule(std::string_view name, const layout::block_layout& layout, int rank);
+
+/// Runs one rank's schedule for values of type T; built once per reducer, run every call.
+/// The plans of the scheduled exchanges derive from it (only their constructors differ).
+template <class T>
+class executor {
+public:
+    /// Runs `schedule` (this rank's, made for `comm`'s size and rank) on `comm`.
+    executor(const boost::mpi::communicator& comm, plan::rank_schedule schedule)
+        : comm_(comm), s_(std::move(schedule)), stack_(s_.n), held_(s_.n)
+    {
+        slots_.resize(s_.local.size());
+        inbox_.resize(s_.nodes.size() + 1); // a received node's value sits at its node's index (+ 1: never null)
+        posted_.resize(s_.receives.size());
+        is_posted_.assign(s_.receives.size(), false);
+    }
+
+    /// The rank that ends with the root (any rank, where every rank does).
+    int finisher() const { return s_.finisher; }
+    /// Whether every rank ends with the root (no broadcast after the run).
+    bool result_everywhere() const { return s_.result == plan::result_at::everywhere; }
+    /// Whether all_reduce's result leaves the finisher through MPI_Bcast (raw T only).
+    bool broadcast_by_mpi() const
+    {
+        return s_.result == plan::result_at::finisher_mpi && std::is_trivially_copyable_v<T>;
+    }
+    /// The schedule this plan runs.
+    const plan::rank_schedule& schedule() const { return s_; }
+
+    /// Runs the schedule. `local` points at this rank's block (ignored when `failed` is set
+    /// on entry). On return the outcome of a rank that holds the root has it, or the failure;
+    /// other ranks' outcome holds a failure only if they saw one. `own_error` receives the
+    /// exception the operator (or a value's encoding) threw on this rank, if any.
+    template <class Kernel, class Op>
+    outcome<T> run(const T* local, Op& op, std::optional<failure> failed, net::counters& count,
+                   std::exception_ptr& own_error)
+    {
+        const int me = comm_.rank();
+        stack_.reset(s_.n);
+        out_.clear();
+        is_posted_.assign(is_posted_.size(), false);
+        for (const plan::step st : s_.steps) {
+            const std::size_t k = st.arg;
+            switch (st.what) {
+            case plan::op::local:
+                if (!failed) {
+                    guarded(me, failed, own_error, [&] { stack_.push(s_.local[k], compute<Kernel>(local, k, op), op); });
+                }
+                break;
+            case plan::op::compute:
+                if (!failed) {
+                    guarded(me, failed, own_error, [&] { slots_[k] = compute<Kernel>(local, k, op); });
+                }
+                break;
+            case plan::op::push_local:
+                if (!failed) {
+                    guarded(me, failed, own_error, [&] { stack_.push(s_.local[k], std::move(slots_[k]), op); });
+                }
+                break;
+            case plan::op::post:
+                if constexpr (net::codec<T>::raw) {
+                    const plan::message& m = s_.receives[k];
+                    posted_[k].post(comm_, m.peer, reinterpret_cast<char*>(inbox_.data() + m.first),
+                                    std::size_t{m.count} * sizeof(T));
+                    is_posted_[k] = true;
+                }
+                break;
+            case plan::op::take:
+                if (receive(k, failed) && !failed) {
+                    const plan::message& m = s_.receives[k];
+                    guarded(me, failed, own_error, [&] {
+                        for (std::size_t j = m.first; j < m.first + m.count; ++j) {
+                            stack_.push(s_.nodes[j], std::move(inbox_[j]), op);
+                        }
+                    });
+                }
+                break;
+            case plan::op::receive: (void)receive(k, failed); break;
+            case plan::op::push_in:
+                if (!failed) {
+                    guarded(me, failed, own_error, [&] { stack_.push(s_.nodes[k], std::move(inbox_[k]), op); });
+                }
+                break;
+            case plan::op::send: send(k, stack_.values(), failed, count, own_error); break;
+            case plan::op::pop_out:
+                if (!failed) {
+                    out_.push_back(stack_.pop_back());
+                }
+                break;
+            case plan::op::flush:
+                send(k, out_, failed, count, own_error);
+                out_.clear();
+                break;
+            case plan::op::hold:
+                std::swap(stack_, held_);
+                stack_.reset(s_.n);
+                break;
+            case plan::op::push_held:
+                if (!failed) {
+                    guarded(me, failed, own_error, [&] { stack_.merge(held_, op); });
+                }
+                break;
+            case plan::op::drop: stack_.reset(s_.n); break;
+            case plan::op::wait_sends: sends_.wait_all(); break;
+            }
+        }
+        sends_.wait_all();
+        if constexpr (may_throw<Op, T>) {
+            if (result_everywhere()) {
+                net::agree_on_failure(comm_, failed, count); // a throw in a rank's last merge reaches no one else
+            }
+        }
+        return finish(failed, stack_, s_.holds_root());
+    }
+
+private:
+    template <class Kernel, class Op>
+    T compute(const T* local, std::size_t k, Op& op)
+    {
+        const index_tree::node v = s_.local[k];
+        return treefold::detail::local_node<Kernel>(local, v.x - s_.block_start, index_tree::cover_size(v, s_.n), op);
+    }
+
+    /// Receives message k into the inbox; false (with `failed` set) if it carried a failure.
+    bool receive(std::size_t k, std::optional<failure>& failed)
+    {
+        const plan::message& m = s_.receives[k];
+        std::optional<failure> remote;
+        std::size_t got = 0;
+        if constexpr (net::codec<T>::raw) {
+            if (is_posted_[k]) {
+                remote = posted_[k].wait(got);
+                if (!remote) {
+                    net::codec<T>::check_raw(got, m.count);
+                    got /= sizeof(T);
+                }
+            } else {
+                got = net::recv_values(comm_, m.peer, inbox_.data() + m.first, m.count, remote);
+            }
+        } else {
+            got = net::recv_values(comm_, m.peer, inbox_.data() + m.first, m.count, remote);
+        }
+        if (remote) {
+            failed = failed ? failed : remote;
+            return false;
+        }
+        if (got != m.count) {
+            net::unexpected_size();
+        }
+        return true;
+    }
+
+    /// Sends `values` as message k, or the failure in their place.
+    void send(std::size_t k, std::span<const T> values, std::optional<failure>& failed, net::counters& count,
+              std::exception_ptr& own_error)
+    {
+        const plan::message& m = s_.sends[k];
+        if (!failed) {
+            if (values.size() != m.count) {
+                net::unexpected_size();
+            }
+            try {
+                net::codec<T>::append(comm_, values.data(), values.size(), sends_.buffer(k));
+            } catch (...) {
+                failed = net::codec_failure(comm_);
+                own_error = net::codec_error();
+            }
+        }
+        if (failed) {
+            sends_.send_failure(comm_, m.peer, k, *failed, count);
+        } else {
+            sends_.send(comm_, m.peer, k, count);
+        }
+    }
+
+    boost::mpi::communicator comm_;
+    plan::rank_schedule s_;
+    // Per-call state (capacity kept between calls).
+    frontier<T> stack_;
+    frontier<T> held_;
+    std::vector<T> slots_;
+    std::vector<T> inbox_;
+    std::vector<T> out_;
+    std::vector<net::posted_receive> posted_;
+    std::vector<bool> is_posted_;
+    net::send_queue sends_;
+};
+
+} // namespace treefold::exchange
