@@ -46,3 +46,17 @@ message(STATUS "treefold: MPI ${TREEFOLD_MPI_IMPLEMENTATION} (${MPI_CXX_COMPILER
 # that is only needed for xtl's complex types, so treefold takes just its include path.
 find_package(xsimd REQUIRED)
 get_target_property(TREEFOLD_XSIMD_INCLUDE xsimd INTERFACE_INCLUDE_DIRECTORIES)
+
+# How this build's programs are started: the launcher of the chosen MPI with its flags and the
+# environment it needs (treefold_mpi_launcher, cmake/TreefoldTesting.cmake), written into the
+# build folder as treefold-mpi.txt for the scripts (scripts/common.sh) and for checks that
+# start another build's programs (test/mpi/check_mpi_bits.sh): one line each, KEY=value.
+include(TreefoldTesting)
+treefold_mpi_launcher(_treefold_launcher _treefold_launcher_environment)
+list(JOIN _treefold_launcher " " _treefold_launcher)
+file(CONFIGURE OUTPUT ${PROJECT_BINARY_DIR}/treefold-mpi.txt CONTENT
+"# The MPI of this build and how to start its programs (cmake/TreefoldDependencies.cmake)
+implementation=${TREEFOLD_MPI_IMPLEMENTATION}
+mpirun=${_treefold_launcher}
+environment=${_treefold_launcher_environment}
+" @ONLY)

@@ -1,6 +1,8 @@
 // The `treefold` command-line tool: dispatches to one subcommand per file (commands.hpp).
 //
-// Exit codes: 0 success, 2 bad input (one message, every rank exits), 1 anything else.
+// Exit codes: 0 success, 2 bad input (one message, every rank exits; a launcher of another MPI
+// than the one the tool is built against included), 1 anything else.
+#include "../net/launcher.hpp"
 #include "common.hpp"
 #include "treefold/version.hpp"
 
@@ -91,6 +93,11 @@ int main(int argc, char** argv)
         if (c.run == nullptr) {
             std::fprintf(stderr, "treefold: '%s' needs the %s component, which this build of the tool leaves out "
                                  "(configure with TREEFOLD_COMPONENTS including %s)\n", c.name, c.component, c.component);
+            return treefold::cli::exit_bad_input;
+        }
+        // Before any subcommand initialises MPI: the other implementation's launcher would
+        // start every process as a singleton (one message, every process exits 2).
+        if (treefold::net::report_launcher_mismatch()) {
             return treefold::cli::exit_bad_input;
         }
         try {

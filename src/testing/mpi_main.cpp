@@ -20,6 +20,8 @@
 
 #include "treefold/testing/mpi_test.hpp"
 
+#include "../net/launcher.hpp"
+
 #include <boost/mpi/environment.hpp>
 #include <boost/test/execution_monitor.hpp>
 #include <mpi.h>
@@ -204,6 +206,10 @@ bool init_kit()
 
 int main(int argc, char** argv)
 {
+    // Started by another MPI's launcher, every rank would run the suite alone as p = 1.
+    if (treefold::net::report_launcher_mismatch()) {
+        return 1;
+    }
     boost::mpi::environment env(argc, argv, thread_level());
     const boost::mpi::communicator& world = treefold::testing::world();
     if (argc > 0) {
