@@ -8,6 +8,7 @@
 #include "treefold/collective/tree_reduce.hpp"
 #include "treefold/detail/net/comm.hpp"
 #include "treefold/collective/detail/datatype_channel.hpp"
+#include "treefold/collective/detail/walk.hpp"
 #include "treefold/detail/net/tree_walk.hpp"
 #include "treefold/topology/tree_shape.hpp"
 

@@ -32,6 +32,7 @@
 #include "treefold/error.hpp"
 #include "treefold/detail/net/comm.hpp"
 #include "treefold/detail/net/transport.hpp"
+#include "treefold/collective/detail/walk.hpp"
 #include "treefold/detail/net/tree_walk.hpp"
 #include "treefold/topology/tree_shape.hpp"
 
