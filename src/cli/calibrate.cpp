@@ -62,7 +62,8 @@ int run_calibrate(const std::vector<std::string>& args, int& argc, char**& argv)
     unsetenv("TREEFOLD_EXCHANGE");
     unsetenv("TREEFOLD_CALIBRATION");
     exchange::detail::forget_calibration();
-    std::string text = "# treefold calibrate: p level bytes exchange (exchange::automatic's choice)\n";
+    std::string text = "# treefold calibrate: p level bytes exchange (exchange::automatic's choice)\nmpi " +
+                       exchange::detail::mpi_library() + "\n";
     for (unsigned level = lo; level <= hi; ++level) {
         const auto n = std::uint64_t{1} << level;
         const auto l = layout::block_layout::from_counts(layout::even_lower(n, world.size()));

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <mpi.h>
 #include <mutex>
 #include <sstream>
 #include <string>
@@ -39,6 +40,30 @@ int index_of(std::span<const std::string_view> names, std::string_view name)
 thread_local std::string_view scoped_choice; // set by forced_choice_scope
 
 } // namespace
+
+std::string mpi_library()
+{
+    // The first line of MPI_Get_library_version, blanks collapsed: "Open MPI v4.1.4, package:
+    // ...", "MPICH Version: 4.0.2". (Callable before MPI_Init, as the standard allows.)
+    char text[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+    int length = 0;
+    if (MPI_Get_library_version(text, &length) != MPI_SUCCESS) {
+        return "unknown";
+    }
+    std::string out;
+    for (int i = 0; i < length && text[i] != '\0' && text[i] != '\n'; ++i) {
+        const bool blank = text[i] == ' ' || text[i] == '\t' || text[i] == '\r';
+        if (!blank) {
+            out += text[i];
+        } else if (!out.empty() && out.back() != ' ') {
+            out += ' ';
+        }
+    }
+    while (!out.empty() && out.back() == ' ') {
+        out.pop_back();
+    }
+    return out.empty() ? "unknown" : out;
+}
 
 forced_choice_scope::forced_choice_scope(std::string_view name) { scoped_choice = name; }
 forced_choice_scope::~forced_choice_scope() { scoped_choice = {}; }
@@ -77,6 +102,13 @@ bool load_calibration_file(std::span<const std::string_view> names)
     std::string line;
     while (in && std::getline(in, line)) {
         if (line.empty() || line[0] == '#') {
+            continue;
+        }
+        if (line.rfind("mpi ", 0) == 0) {
+            // Choices are timings of one MPI library: a file written under another is refused.
+            if (line.substr(4) != mpi_library()) {
+                return false;
+            }
             continue;
         }
         std::istringstream fields(line);

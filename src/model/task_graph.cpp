@@ -395,27 +395,6 @@ void add_broadcast(task_graph& g, int root, std::uint64_t bytes, const std::vect
     }
 }
 
-std::size_t add_tree_position(task_graph& g, int position, int parent, const std::vector<topology::tree_child>& children,
-                              double local, const partial_bytes& bytes, const work_costs& work)
-{
-    const double vb = static_cast<double>(std::max<std::uint64_t>(work.value_bytes, 1));
-    std::vector<std::size_t> received;
-    for (const auto& c : children) {
-        received.push_back(g.receive(position, c.position)); // pre-posted: no predecessor
-    }
-    std::size_t acc = g.compute(position, work.per_call + local);
-    int lo = position;
-    int hi = position + 1;
-    for (std::size_t k = 0; k < children.size(); ++k) {
-        const auto& c = children[k];
-        lo = std::min(lo, c.subtree_begin);
-        hi = std::max(hi, c.subtree_end);
-        const double values = static_cast<double>(bytes(c.subtree_begin, c.subtree_end)) / vb;
-        acc = g.compute(position, work.per_value * values, {acc, received[k]});
-    }
-    return parent < 0 ? acc : g.send(position, parent, bytes(lo, hi), {acc});
-}
-
 task_graph exchange_graph(std::span<const plan::rank_schedule> ranks, const work_costs& work)
 {
     if (ranks.empty()) {

@@ -70,6 +70,11 @@ lines="$(grep -v '^#' "$work/cal.txt" 2>/dev/null | grep -cE '^2 ([3-9]|10) 8 (n
 [[ "$lines" == 8 ]] && pass || fail "calibrate wrote $lines good lines of 8: $(cat "$work/cal.txt" 2>&1)"
 got="$(TREEFOLD_CALIBRATION="$work/cal.txt" bits_at 2 --repeat 1 --exchange automatic)"
 [[ "$got" == "$ref" ]] && pass || fail "sum with automatic and the calibration file gives $got, want $ref"
+# The file names the MPI library it was timed under; under another one it is refused.
+[[ "$(grep -c '^mpi [A-Za-z]' "$work/cal.txt")" == 1 ]] && pass || fail "calibrate named no MPI library: $(head -3 "$work/cal.txt")"
+sed 's/^mpi .*/mpi Some Other MPI 1.0/' "$work/cal.txt" > "$work/cal_other.txt"
+out="$(TREEFOLD_CALIBRATION="$work/cal_other.txt" timeout 60 "${mpirun[@]}" -n 2 "$tool" sum --repeat 1 --exchange automatic 2>&1)"
+grep -q "timed under another MPI library" <<<"$out" && pass || fail "a calibration file of another MPI was not refused: $out"
 # automatic says what it chose: "automatic -> <one of the exchanges sum offers>"; a named one itself.
 chose="$("${mpirun[@]}" -n 2 "$tool" sum --repeat 1 2>&1 | sed -n 's/^exchange *: *//p')"
 [[ "$chose" =~ ^automatic\ \-\>\ [a-z0-9_]+$ && "$chose" != "automatic -> automatic" ]] && pass ||

@@ -6,6 +6,7 @@
 
 #include "support/mpi_test.hpp"
 #include "support/oracle.hpp"
+#include "treefold/detail/exchange/automatic_choice.hpp"
 #include "treefold/exchange/automatic.hpp"
 #include "treefold/exchange/native.hpp"
 #include "treefold/frontier.hpp"
@@ -365,7 +366,8 @@ BOOST_AUTO_TEST_CASE(automatic_reads_treefold_calibration)
     const std::string good = dir + "/treefold_cal_" + std::to_string(mpi::all_reduce(w, ::getpid(), mpi::minimum<int>()));
     if (w.rank() == 0) {
         std::ofstream f(good);
-        f << "# a comment\n" << w.size() << " 10 8 direct\n" << w.size() << " 11 8 binomial\n";
+        f << "# a comment\nmpi " << exchange::detail::mpi_library() << "\n"
+          << w.size() << " 10 8 direct\n" << w.size() << " 11 8 binomial\n";
     }
     w.barrier();
     setenv("TREEFOLD_CALIBRATION", good.c_str(), 1);
@@ -374,9 +376,11 @@ BOOST_AUTO_TEST_CASE(automatic_reads_treefold_calibration)
     BOOST_CHECK(std::all_of(at_1000.begin(), at_1000.end(), [](const std::string& c) { return c == "direct"; }));
     BOOST_CHECK(std::all_of(at_2000.begin(), at_2000.end(), [](const std::string& c) { return c == "binomial"; }));
     const auto l = layout::block_layout::from_counts(layout::even_lower(10, w.size()));
-    for (const auto& bad : {good + ".missing", good + ".bad"}) {
+    // Missing, naming no candidate, or timed under another MPI library: refused everywhere.
+    for (const auto& bad : {good + ".missing", good + ".bad", good + ".other_mpi"}) {
         if (w.rank() == 0) {
             std::ofstream(good + ".bad") << w.size() << " 4 8 ring\n";
+            std::ofstream(good + ".other_mpi") << "mpi Some Other MPI 1.0\n" << w.size() << " 4 8 direct\n";
         }
         w.barrier();
         setenv("TREEFOLD_CALIBRATION", bad.c_str(), 1);
@@ -388,5 +392,6 @@ BOOST_AUTO_TEST_CASE(automatic_reads_treefold_calibration)
     if (w.rank() == 0) {
         std::filesystem::remove(good);
         std::filesystem::remove(good + ".bad");
+        std::filesystem::remove(good + ".other_mpi");
     }
 }

@@ -173,7 +173,8 @@ BOOST_AUTO_TEST_CASE(binomial_reduce_and_broadcast_by_hand)
     // Broadcast from 0: to 2 (end 3.5, arrives 4.5), then to 1 (end 4.0, arrives 5.0);
     // 2 -> 3 ends at 5.0 and arrives at 6.0.
     const model::pipelining_network net(model::params{1.0, 0.5});
-    auto g = model::tree_graph<topology::binomial>(4, model::scalar_partials(), [](int) { return 0.0; });
+    const auto one_each = counts({1, 1, 1, 1}); // every subtree's frontier is one node
+    auto g = model::exchange_graph(treefold::schedules_of("binomial", one_each));
     const auto t = model::simulate_graph(g, net);
     BOOST_CHECK_CLOSE(t.makespan, 6.0, 1e-12);
     BOOST_CHECK_EQUAL(t.messages, 6U); // p − 1 up, p − 1 down
@@ -196,7 +197,7 @@ BOOST_AUTO_TEST_CASE(binomial_reduce_and_broadcast_by_hand)
     // A fixed cost per call on every rank delays everything by that much.
     model::work_costs work;
     work.per_call = 2.0;
-    auto g2 = model::tree_graph<topology::binomial>(4, model::scalar_partials(), [](int) { return 0.0; }, work);
+    auto g2 = model::exchange_graph(treefold::schedules_of("binomial", one_each), work);
     BOOST_CHECK_CLOSE(model::simulate_graph(g2, net).makespan, 8.0, 1e-12);
 }
 

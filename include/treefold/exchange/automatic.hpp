@@ -7,8 +7,8 @@
 ///    one of `automatic_candidates` (it must be the same on every rank, else every rank throws).
 ///    The candidates are core exchanges only: native, binomial, direct, dual4, schedule_rd.
 /// 2. Otherwise the choice TREEFOLD_CALIBRATION's file holds for this (p, ceil(log2 N),
-///    sizeof(T)), if any (written by `treefold calibrate`; readable on every rank, or every
-///    rank throws).
+///    sizeof(T)), if any (written by `treefold calibrate`, which names the MPI library it timed:
+///    readable on every rank, and of this MPI library, or every rank throws).
 /// 3. Otherwise a short calibration times each candidate's whole all_reduce (exchange and
 ///    result broadcast, without the local kernel and without calling the user's operator)
 ///    on the plan's own communicator and layout (above 2^16 values on some rank, on an even
@@ -187,8 +187,10 @@ struct automatic {
                 return std::pair<int, int>{std::min(a.first, b.first), std::min(a.second, b.second)};
             });
             if (range.first == -3) {
-                throw std::invalid_argument("treefold: TREEFOLD_CALIBRATION names a file that cannot be read, or "
-                                            "holds a line other than 'p level bytes exchange', on some rank");
+                throw std::invalid_argument("treefold: TREEFOLD_CALIBRATION names a file that cannot be read, "
+                                            "holds a line other than 'p level bytes exchange', or was timed "
+                                            "under another MPI library than this one (" +
+                                            detail::mpi_library() + "), on some rank");
             }
             if (range.first != -range.second) {
                 throw std::invalid_argument(

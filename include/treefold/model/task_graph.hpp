@@ -28,7 +28,6 @@
 #include "treefold/model/pipelining.hpp"
 #include "treefold/model/size_model.hpp"
 #include "treefold/topology/schedule.hpp"
-#include "treefold/topology/tree_shape.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -281,29 +280,6 @@ void add_broadcast(task_graph& g, int root, std::uint64_t bytes, const std::vect
 
 /// Marks "no task" in add_broadcast's `after`.
 inline constexpr std::size_t no_task = static_cast<std::size_t>(-1);
-
-/// Appends one position's part of a rank-ordered tree reduce: its local work (`local` plus
-/// per_call, on the CPU), receives from its children (posted at once), combines in position order, and the
-/// send of its subtree's partial to its parent. Returns its last task.
-std::size_t add_tree_position(task_graph& g, int position, int parent, const std::vector<topology::tree_child>& children,
-                              double local, const partial_bytes& bytes, const work_costs& work);
-
-/// The reduce along `Shape` (position q on rank q) followed by the binomial broadcast of the
-/// result from the root: the tree exchanges' pattern (exchange::tree) with `bytes` per subtree
-/// partial and `local(q)` of local work on position q.
-template <class Shape>
-task_graph tree_graph(int p, const partial_bytes& bytes, const std::function<double(int)>& local,
-                      const work_costs& work = {})
-{
-    task_graph g(p);
-    std::vector<std::size_t> last(static_cast<std::size_t>(p), no_task);
-    for (int q = 0; q < p; ++q) {
-        last[static_cast<std::size_t>(q)] =
-            add_tree_position(g, q, Shape::parent(q, p), Shape::children(q, p), local(q), bytes, work);
-    }
-    add_broadcast(g, Shape::root(p), work.value_bytes, last);
-    return g;
-}
 
 /// One all_reduce of an exchange as a task graph, from every rank's schedule (index r: rank r;
 /// plan/schedule.hpp), the same schedules the executor runs: per_call, then each rank's steps

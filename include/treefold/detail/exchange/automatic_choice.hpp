@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <span>
+#include <string>
 #include <string_view>
 
 namespace treefold::exchange::detail {
@@ -34,10 +35,15 @@ public:
     forced_choice_scope& operator=(const forced_choice_scope&) = delete;
 };
 
+/// The MPI library this process runs, as calibration files name it: the first line of
+/// MPI_Get_library_version with its blanks collapsed.
+std::string mpi_library();
+
 /// Adds the choices of the file TREEFOLD_CALIBRATION names (written by `treefold calibrate`:
-/// lines "p level bytes exchange", '#' starts a comment line) to the cache, once per path;
-/// they replace choices calibrated before. False when the file cannot be read, is not a
-/// regular file, or holds a line not of that form or naming no candidate.
+/// lines "p level bytes exchange", '#' starts a comment line, and a line "mpi LIBRARY" naming
+/// the MPI library it was timed under) to the cache, once per path; they replace choices
+/// calibrated before. False when the file cannot be read, is not a regular file, holds a line
+/// not of that form or naming no candidate, or names another MPI library than mpi_library().
 bool load_calibration_file(std::span<const std::string_view> names);
 
 /// The cached choice for `key` on this rank, or -1.
