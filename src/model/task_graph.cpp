@@ -431,7 +431,8 @@ task_graph exchange_graph(std::span<const plan::rank_schedule> ranks, const work
             case plan::op::push_in: prev = g.compute(r, work.per_value, after()); break;
             case plan::op::send:
             case plan::op::flush:
-                prev = g.send(r, s.sends[st.arg].peer, s.sends[st.arg].count * work.value_bytes, after());
+                prev = g.send(r, s.sends[st.arg].peer, s.header_bytes + s.sends[st.arg].count * work.value_bytes,
+                              after());
                 break;
             default: break; // moves on the rank's own stack: no cost in the model
             }

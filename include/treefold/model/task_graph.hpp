@@ -284,7 +284,7 @@ inline constexpr std::size_t no_task = static_cast<std::size_t>(-1);
 /// One all_reduce of an exchange as a task graph, from every rank's schedule (index r: rank r;
 /// plan/schedule.hpp), the same schedules the executor runs: per_call, then each rank's steps
 /// in order (a local node: per_element per element; a send or flush: a message of its values
-/// times value_bytes; a posted receive waits from its post, others from the step before; a
+/// times value_bytes, plus the schedule's header_bytes; a posted receive waits from its post, others from the step before; a
 /// take merges per_value per value, a push_in per_value), then the binomial broadcast from the
 /// finisher where the result is not everywhere. Throws std::invalid_argument unless the
 /// schedules are ranks 0..p-1 of one p.
