@@ -38,9 +38,8 @@ rank_schedule header(const layout::block_layout& layout, int rank, std::string e
     s.p = layout.ranks();
     s.rank = rank;
     s.n = layout.size();
-    const layout::block b = layout.block_of(rank);
-    s.block_start = b.start;
-    s.local = index_tree::maximal_nodes(b.start, b.end(), s.n);
+    s.block_start = layout.block_of(rank).start;
+    s.local = layout::block_nodes(layout, rank);
     return s;
 }
 

@@ -127,6 +127,7 @@ expect_bad_serial "noise must be a finite number >= 0" schedule --p 4 --noise -1
 expect_bad_serial "give at least one --exchange or --schedule" simulate --p 4
 expect_bad_serial "exchange 'ring' runs no schedule" simulate --p 4 --exchange ring
 expect_bad_serial "exchange 'native' runs no schedule" schedule --p 4 --exchange native
+expect_bad_serial "rank must be below --p" schedule --p 4 --exchange direct --rank 4
 expect_bad_serial "model must be pipelining, loggp or size" simulate --p 4 --exchange direct --model ideal
 expect_bad_serial "beta must be a finite number >= 0" simulate --p 4 --exchange direct --model size --beta -1
 expect_bad_serial "does not fit p = 3" simulate --p 3 --schedule "2 2"
