@@ -9,6 +9,10 @@
 /// sends every message (the failure in its place), so no peer waits and nothing is left for
 /// the next call. Where every rank ends with the root and the operator may throw in a rank's
 /// last merge, the ranks agree on failure after the steps (net/agreement.hpp).
+///
+/// How a message travels is the executor's channel (message_channel): point-to-point MPI
+/// messages (point_to_point, every exchange of the core), or a component's own, such as the
+/// rma component's one-sided queues.
 
 #include "treefold/config.hpp"
 #include "treefold/concepts.hpp"
@@ -21,6 +25,7 @@
 
 #include <boost/mpi/communicator.hpp>
 
+#include <concepts>
 #include <cstddef>
 #include <exception>
 #include <optional>
@@ -38,19 +43,107 @@ namespace treefold::exchange {
 /// std::invalid_argument naming the core's scheduled exchanges for any other name.
 plan::rank_schedule core_schedule(std::string_view name, const layout::block_layout& layout, int rank);
 
-/// Runs one rank's schedule for values of type T; built once per reducer, run every call.
-/// The plans of the scheduled exchanges derive from it (only their constructors differ).
+/// How the executor's messages travel. begin() starts a call (the schedule and the counters
+/// stay valid until the next begin()); post(k, into) may start receive k into `into` early;
+/// receive(k, into) stores receive k's exactly m.count values at `into`, or returns the
+/// failure its sender sent in their place; stage(k, values) prepares send k (it may throw
+/// while encoding: nothing has left then) and send(k) sends it, or send_failure(k, f) sends
+/// the failure in its place; wait_sends() completes the sends made so far.
+template <class C, class T>
+concept message_channel = requires(C c, std::size_t k, T* into, std::span<const T> values, const failure& f,
+                                   const plan::rank_schedule& s, net::counters& count) {
+    c.begin(s, count);
+    c.post(k, into);
+    { c.receive(k, into) } -> std::same_as<std::optional<failure>>;
+    c.stage(k, values);
+    c.send(k);
+    c.send_failure(k, f);
+    c.wait_sends();
+};
+
+/// The core's channel: MPI point-to-point messages in the framing of net/transport.hpp
+/// (raw values straight into place, posted early where the schedule says post; any other T
+/// through its codec); sends do not block until wait_sends().
 template <class T>
+class point_to_point {
+public:
+    /// Messages on `comm` (treefold's private communicator).
+    explicit point_to_point(const boost::mpi::communicator& comm) : comm_(comm) {}
+
+    void begin(const plan::rank_schedule& s, net::counters& count)
+    {
+        s_ = &s;
+        count_ = &count;
+        posted_.resize(s.receives.size());
+        is_posted_.assign(s.receives.size(), false);
+    }
+
+    void post(std::size_t k, T* into)
+    {
+        if constexpr (net::codec<T>::raw) {
+            const plan::message& m = s_->receives[k];
+            posted_[k].post(comm_, m.peer, reinterpret_cast<char*>(into), std::size_t{m.count} * sizeof(T));
+            is_posted_[k] = true;
+        }
+    }
+
+    std::optional<failure> receive(std::size_t k, T* into)
+    {
+        const plan::message& m = s_->receives[k];
+        std::optional<failure> remote;
+        std::size_t got = 0;
+        if constexpr (net::codec<T>::raw) {
+            if (is_posted_[k]) {
+                remote = posted_[k].wait(got);
+                if (!remote) {
+                    net::codec<T>::check_raw(got, m.count);
+                    got /= sizeof(T);
+                }
+            } else {
+                got = net::recv_values(comm_, m.peer, into, m.count, remote);
+            }
+        } else {
+            got = net::recv_values(comm_, m.peer, into, m.count, remote);
+        }
+        if (!remote && got != m.count) {
+            net::unexpected_size();
+        }
+        return remote;
+    }
+
+    void stage(std::size_t k, std::span<const T> values)
+    {
+        net::codec<T>::append(comm_, values.data(), values.size(), sends_.buffer(k));
+    }
+    void send(std::size_t k) { sends_.send(comm_, s_->sends[k].peer, k, *count_); }
+    void send_failure(std::size_t k, const failure& f) { sends_.send_failure(comm_, s_->sends[k].peer, k, f, *count_); }
+    void wait_sends() { sends_.wait_all(); }
+
+private:
+    boost::mpi::communicator comm_;
+    const plan::rank_schedule* s_ = nullptr;
+    net::counters* count_ = nullptr;
+    std::vector<net::posted_receive> posted_;
+    std::vector<bool> is_posted_;
+    net::send_queue sends_;
+};
+
+/// Runs one rank's schedule for values of type T, its messages through `Channel`; built
+/// once per reducer, run every call. The plans of the scheduled exchanges derive from it
+/// (only their constructors differ).
+template <class T, class Channel = point_to_point<T>>
+    requires message_channel<Channel, T>
 class executor {
 public:
-    /// Runs `schedule` (this rank's, made for `comm`'s size and rank) on `comm`.
-    executor(const boost::mpi::communicator& comm, plan::rank_schedule schedule)
-        : comm_(comm), s_(std::move(schedule)), stack_(s_.n), held_(s_.n)
+    /// Runs `schedule` (this rank's, made for `comm`'s size and rank) on `comm`; the channel
+    /// is built from `comm` and `channel_args`.
+    template <class... A>
+    executor(const boost::mpi::communicator& comm, plan::rank_schedule schedule, A&&... channel_args)
+        : comm_(comm), s_(std::move(schedule)), stack_(s_.n), held_(s_.n),
+          channel_(comm, std::forward<A>(channel_args)...)
     {
         slots_.resize(s_.local.size());
         inbox_.resize(s_.nodes.size() + 1); // a received node's value sits at its node's index (+ 1: never null)
-        posted_.resize(s_.receives.size());
-        is_posted_.assign(s_.receives.size(), false);
     }
 
     /// The rank that ends with the root (any rank, where every rank does).
@@ -76,7 +169,7 @@ public:
         const int me = comm_.rank();
         stack_.reset(s_.n);
         out_.clear();
-        is_posted_.assign(is_posted_.size(), false);
+        channel_.begin(s_, count);
         for (const plan::step st : s_.steps) {
             const std::size_t k = st.arg;
             switch (st.what) {
@@ -95,14 +188,7 @@ public:
                     guarded(me, failed, own_error, [&] { stack_.push(s_.local[k], std::move(slots_[k]), op); });
                 }
                 break;
-            case plan::op::post:
-                if constexpr (net::codec<T>::raw) {
-                    const plan::message& m = s_.receives[k];
-                    posted_[k].post(comm_, m.peer, reinterpret_cast<char*>(inbox_.data() + m.first),
-                                    std::size_t{m.count} * sizeof(T));
-                    is_posted_[k] = true;
-                }
-                break;
+            case plan::op::post: channel_.post(k, inbox_.data() + s_.receives[k].first); break;
             case plan::op::take:
                 if (receive(k, failed) && !failed) {
                     const plan::message& m = s_.receives[k];
@@ -119,14 +205,14 @@ public:
                     guarded(me, failed, own_error, [&] { stack_.push(s_.nodes[k], std::move(inbox_[k]), op); });
                 }
                 break;
-            case plan::op::send: send(k, stack_.values(), failed, count, own_error); break;
+            case plan::op::send: send(k, stack_.values(), failed, own_error); break;
             case plan::op::pop_out:
                 if (!failed) {
                     out_.push_back(stack_.pop_back());
                 }
                 break;
             case plan::op::flush:
-                send(k, out_, failed, count, own_error);
+                send(k, out_, failed, own_error);
                 out_.clear();
                 break;
             case plan::op::hold:
@@ -139,10 +225,10 @@ public:
                 }
                 break;
             case plan::op::drop: stack_.reset(s_.n); break;
-            case plan::op::wait_sends: sends_.wait_all(); break;
+            case plan::op::wait_sends: channel_.wait_sends(); break;
             }
         }
-        sends_.wait_all();
+        channel_.wait_sends();
         if constexpr (may_throw<Op, T>) {
             if (result_everywhere()) {
                 net::agree_on_failure(comm_, failed, count); // a throw in a rank's last merge reaches no one else
@@ -162,52 +248,31 @@ private:
     /// Receives message k into the inbox; false (with `failed` set) if it carried a failure.
     bool receive(std::size_t k, std::optional<failure>& failed)
     {
-        const plan::message& m = s_.receives[k];
-        std::optional<failure> remote;
-        std::size_t got = 0;
-        if constexpr (net::codec<T>::raw) {
-            if (is_posted_[k]) {
-                remote = posted_[k].wait(got);
-                if (!remote) {
-                    net::codec<T>::check_raw(got, m.count);
-                    got /= sizeof(T);
-                }
-            } else {
-                got = net::recv_values(comm_, m.peer, inbox_.data() + m.first, m.count, remote);
-            }
-        } else {
-            got = net::recv_values(comm_, m.peer, inbox_.data() + m.first, m.count, remote);
-        }
-        if (remote) {
+        if (std::optional<failure> remote = channel_.receive(k, inbox_.data() + s_.receives[k].first)) {
             failed = failed ? failed : remote;
             return false;
-        }
-        if (got != m.count) {
-            net::unexpected_size();
         }
         return true;
     }
 
     /// Sends `values` as message k, or the failure in their place.
-    void send(std::size_t k, std::span<const T> values, std::optional<failure>& failed, net::counters& count,
-              std::exception_ptr& own_error)
+    void send(std::size_t k, std::span<const T> values, std::optional<failure>& failed, std::exception_ptr& own_error)
     {
-        const plan::message& m = s_.sends[k];
         if (!failed) {
-            if (values.size() != m.count) {
+            if (values.size() != s_.sends[k].count) {
                 net::unexpected_size();
             }
             try {
-                net::codec<T>::append(comm_, values.data(), values.size(), sends_.buffer(k));
+                channel_.stage(k, values);
             } catch (...) {
                 failed = net::codec_failure(comm_);
                 own_error = net::codec_error();
             }
         }
         if (failed) {
-            sends_.send_failure(comm_, m.peer, k, *failed, count);
+            channel_.send_failure(k, *failed);
         } else {
-            sends_.send(comm_, m.peer, k, count);
+            channel_.send(k);
         }
     }
 
@@ -219,9 +284,11 @@ private:
     std::vector<T> slots_;
     std::vector<T> inbox_;
     std::vector<T> out_;
-    std::vector<net::posted_receive> posted_;
-    std::vector<bool> is_posted_;
-    net::send_queue sends_;
+    Channel channel_;
+
+protected:
+    /// The channel (a component's plan reads its channel's state).
+    const Channel& channel() const { return channel_; }
 };
 
 } // namespace treefold::exchange

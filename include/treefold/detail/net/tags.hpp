@@ -41,9 +41,7 @@ constexpr int call_order(int t, std::uint32_t call)
 }
 
 /// The one-sided queue carries keys, not tags: a key's low byte is a tree level, and this
-/// level marks a failure record in place of a node value.
-inline constexpr unsigned queue_failure_level = 255;
-/// The level of an empty rank's report to the finisher (no value: its size was right).
+/// one stands for an empty rank's report to the finisher (a message with no node).
 inline constexpr unsigned queue_report_level = 254;
 
 } // namespace treefold::net::tag
