@@ -22,7 +22,7 @@
 #include "treefold/layout/block_layout.hpp"
 #include "treefold/layout/distribution.hpp"
 #include "treefold/detail/fp_contract.hpp"
-#include "treefold/detail/reduction_core.hpp"
+#include "treefold/reducer_base.hpp"
 #include "treefold/detail/special_results.hpp"
 #include "treefold/request.hpp"
 
@@ -90,11 +90,12 @@ struct products_then_plus {};
 /// The constructors and the local queries are the reducers' own (public); the calls are
 /// wrapped by each reducer in its own form.
 template <class Value, class Kernel, class Exchange>
-class dot_core {
+class dot_core : public reducer_base<Value, Exchange> {
 public:
     /// Plans the reductions over `layout` (collective; the checks of treefold::reducer).
     dot_core(comm_view comm, layout::block_layout layout, checking checks = checking::from_environment)
-        : core_((refuse_fp_contraction<products_then_plus, double>(), comm.get()), std::move(layout), 1, checks)
+        : reducer_base<Value, Exchange>((refuse_fp_contraction<products_then_plus, double>(), comm.get()),
+                                        std::move(layout), 1, checks)
     {
     }
 
@@ -106,17 +107,6 @@ public:
     {
     }
 
-    /// The exchange this reducer runs (for exchange::automatic, the one it chose).
-    std::string_view exchange_used() const { return core_.exchange_used(); }
-    /// Messages and bytes this rank sent during the last call.
-    const net::counters& last_counters() const { return core_.last_counters(); }
-    /// The layout this reducer was planned for.
-    const layout::block_layout& layout() const { return core_.layout(); }
-    /// Number of values this rank passes in each array.
-    std::uint64_t local_count() const { return core_.local_count(); }
-    /// This rank's block of the global index.
-    layout::block local_block() const { return core_.layout().block_of(core_.communicator().rank()); }
-
 protected:
     static constexpr std::size_t k = dot_columns<Value>::k;
     using merge = typename dot_columns<Value>::merge;
@@ -124,34 +114,20 @@ protected:
     Value all_reduce_terms(std::span<const dot_term, k> terms)
     {
         const std::size_t values = take(terms);
-        if (core_.layout().size() == 0) {
-            agree_on_empty_call(core_.communicator(), values, -1, false);
-            return Value{};
-        }
-        return settled<merge>(core_.template all_reduce<node_kernel>(nullptr, values, op_));
+        return settled<merge>(this->template all_reduce_call<node_kernel>(nullptr, values, op_, zero));
     }
 
     std::optional<Value> reduce_terms(std::span<const dot_term, k> terms, int root)
     {
         const std::size_t values = take(terms);
-        if (core_.layout().size() == 0) {
-            agree_on_empty_call(core_.communicator(), values, root, true);
-            return core_.communicator().rank() == root ? std::optional<Value>(Value{}) : std::nullopt;
-        }
-        return settled<merge>(core_.template reduce<node_kernel>(nullptr, values, op_, root));
+        return settled<merge>(this->template reduce_call<node_kernel>(nullptr, values, op_, root, zero));
     }
 
     template <class R>
     request<Value, R> start(std::span<const dot_term, k> terms, std::optional<int> root)
     {
-        if (core_.layout().size() == 0) {
-            if (root) {
-                return request<Value, R>(reduce_terms(terms, *root));
-            }
-            return request<Value, R>(std::optional<Value>(all_reduce_terms(terms)));
-        }
         const std::size_t values = take(terms);
-        return request<Value, R>(core_.template start<node_kernel>(nullptr, values, op_, root), settle);
+        return this->template start_call<R, node_kernel>(nullptr, values, op_, root, zero, settle);
     }
 
 private:
@@ -177,13 +153,15 @@ private:
     };
 
     static void settle(std::optional<Value>& result) { result = settled<merge>(std::move(result)); }
+    /// N = 0: every column's sum of no terms.
+    static Value zero() { return Value{}; }
 
     /// Keeps the call's terms (the plans reach them through op_, also while a nonblocking call
     /// runs) and returns the size the core checks: the block's count when every array holds
     /// it, else the first array size that does not (so every rank throws, naming it).
     std::size_t take(std::span<const dot_term, k> terms)
     {
-        const std::size_t want = static_cast<std::size_t>(core_.local_count());
+        const std::size_t want = static_cast<std::size_t>(this->local_count());
         std::size_t values = want;
         for (std::size_t c = 0; c < k; ++c) {
             terms_[c] = terms[c];
@@ -199,7 +177,6 @@ private:
         return values;
     }
 
-    reduction_core<Value, Exchange> core_;
     std::array<dot_term, k> terms_{make_terms(std::make_index_sequence<k>{})};
     node_op op_{terms_.data()};
 

@@ -11,8 +11,8 @@
 #include "treefold/layout/block_layout.hpp"
 #include "treefold/layout/distribution.hpp"
 #include "treefold/detail/fp_contract.hpp"
-#include "treefold/detail/reduction_core.hpp"
 #include "treefold/detail/special_results.hpp"
+#include "treefold/reducer_base.hpp"
 #include "treefold/request.hpp"
 
 #include <boost/mpi/communicator.hpp>
@@ -70,7 +70,8 @@ namespace treefold {
 template <transportable T, reduction_operator<T> Op = ops::plus, kernel_policy<T, Op> Kernel = kernel::best,
           exchange_policy<T> Exchange = exchange::automatic>
     requires std::is_default_constructible_v<T> && std::is_copy_constructible_v<T>
-class reducer {
+class reducer : public reducer_base<T, Exchange> {
+    using base = reducer_base<T, Exchange>;
 
 public:
     using value_type = T;             ///< The element type reduced.
@@ -86,7 +87,7 @@ public:
     /// -ffp-contract=off on every rank, before any message, for an operator outside
     /// treefold::ops on a non-integral T.
     reducer(comm_view comm, layout::block_layout layout, Op op = Op{}, checking checks = checking::from_environment)
-        : core_((detail::refuse_fp_contraction<Op, T>(), comm.get()), std::move(layout), 1, checks), op_(std::move(op))
+        : base((detail::refuse_fp_contraction<Op, T>(), comm.get()), std::move(layout), 1, checks), op_(std::move(op))
     {
     }
 
@@ -121,14 +122,8 @@ public:
     /// every p, their sign and payload may differ.
     T all_reduce(std::span<const T> local)
     {
-        if constexpr (ops::has_identity<Op, T>) {
-            if (core_.layout().size() == 0) {
-                detail::agree_on_empty_call(core_.communicator(), local.size(), -1, false);
-                return ops::identity<Op, T>::value();
-            }
-        }
         return detail::settled<Op>(with_kernel([&]<class K>(std::type_identity<K>) {
-            return core_.template all_reduce<K>(local.data(), local.size(), op_);
+            return this->template all_reduce_call<K>(local.data(), local.size(), op_, empty_result());
         }));
     }
 
@@ -146,15 +141,8 @@ public:
     /// N = 0 and NaN results as in all_reduce.
     std::optional<T> reduce(std::span<const T> local, int root)
     {
-        if constexpr (ops::has_identity<Op, T>) {
-            if (core_.layout().size() == 0) {
-                detail::agree_on_empty_call(core_.communicator(), local.size(), root, true);
-                return core_.communicator().rank() == root ? std::optional<T>(ops::identity<Op, T>::value())
-                                                           : std::nullopt;
-            }
-        }
         return detail::settled<Op>(with_kernel([&]<class K>(std::type_identity<K>) {
-            return core_.template reduce<K>(local.data(), local.size(), op_, root);
+            return this->template reduce_call<K>(local.data(), local.size(), op_, root, empty_result());
         }));
     }
 
@@ -168,14 +156,10 @@ public:
     /// iall_reduce returns.
     request<T, T> iall_reduce(std::span<const T> local)
     {
-        if constexpr (ops::has_identity<Op, T>) {
-            if (core_.layout().size() == 0) {
-                return request<T, T>(std::optional<T>(all_reduce(local)));
-            }
-        }
-        return request<T, T>(with_kernel([&]<class K>(std::type_identity<K>) {
-            return core_.template start<K>(local.data(), local.size(), op_, std::nullopt);
-        }), settle_result);
+        return with_kernel([&]<class K>(std::type_identity<K>) {
+            return this->template start_call<T, K>(local.data(), local.size(), op_, std::nullopt, empty_result(),
+                                                   settle_result);
+        });
     }
 
     /// Starts reduce(local, root) (as reduce: the MPI_Iallreduce of iall_reduce, the value
@@ -183,14 +167,10 @@ public:
     /// what it throws, on every rank.
     request<T, std::optional<T>> ireduce(std::span<const T> local, int root)
     {
-        if constexpr (ops::has_identity<Op, T>) {
-            if (core_.layout().size() == 0) {
-                return request<T, std::optional<T>>(reduce(local, root));
-            }
-        }
-        return request<T, std::optional<T>>(with_kernel([&]<class K>(std::type_identity<K>) {
-            return core_.template start<K>(local.data(), local.size(), op_, root);
-        }), settle_result);
+        return with_kernel([&]<class K>(std::type_identity<K>) {
+            return this->template start_call<std::optional<T>, K>(local.data(), local.size(), op_, root, empty_result(),
+                                                                  settle_result);
+        });
     }
 
     /// Computes this rank's local nodes on `threads` threads from now on: the calling thread
@@ -222,26 +202,22 @@ public:
     /// The threads this rank's local nodes are computed on (1: the single-thread kernel).
     std::size_t threads() const { return threads_ ? threads_->context.executor.concurrency() : 1; }
 
-    /// The exchange this reducer runs (for exchange::automatic, the one it chose).
-    std::string_view exchange_used() const { return core_.exchange_used(); }
-
-    /// Messages and bytes this rank sent during the last call.
-    const net::counters& last_counters() const { return core_.last_counters(); }
-    /// The layout this reducer was planned for.
-    const layout::block_layout& layout() const { return core_.layout(); }
-    /// Number of values this rank must pass.
-    std::uint64_t local_count() const { return core_.local_count(); }
-    /// This rank's block of the global index: [start, start + count) (start is meaningless
-    /// for an empty block).
-    layout::block local_block() const { return core_.layout().block_of(core_.communicator().rank()); }
-    /// The reducer's own (duplicated) communicator.
-    const boost::mpi::communicator& communicator() const { return core_.communicator(); }
     /// The operator (with whatever state it holds).
     const Op& op() const { return op_; }
 
 private:
     /// What a nonblocking call's result becomes (the canonical NaN, as in all_reduce).
     static void settle_result(std::optional<T>& result) { result = detail::settled<Op>(std::move(result)); }
+
+    /// N = 0's result: the operator's identity, where it has one.
+    static auto empty_result()
+    {
+        if constexpr (ops::has_identity<Op, T>) {
+            return [] { return ops::identity<Op, T>::value(); };
+        } else {
+            return detail::no_empty_result{};
+        }
+    }
 
     /// The threads option: the split kernel's context and the pool the reducer owns, if any.
     struct threads_option {
@@ -261,7 +237,6 @@ private:
         return call(std::type_identity<kernel::split<Kernel>>{});
     }
 
-    detail::reduction_core<T, Exchange> core_;
     Op op_;
     std::unique_ptr<threads_option> threads_; // null: one thread
 };

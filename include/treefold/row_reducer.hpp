@@ -21,8 +21,8 @@
 #include "treefold/layout/block_layout.hpp"
 #include "treefold/detail/net/transport.hpp"
 #include "treefold/detail/fp_contract.hpp"
-#include "treefold/detail/reduction_core.hpp"
 #include "treefold/detail/special_results.hpp"
+#include "treefold/reducer_base.hpp"
 
 #include <boost/mpi/communicator.hpp>
 
@@ -225,8 +225,9 @@ struct codec<row<T>> {
 /// arena (a few per tree level and message, kept for later calls); a reducer is not meant
 /// to be called from its own operator.
 template <class T, reduction_operator<T> Op = ops::plus, exchange_policy<row<T>> Exchange = exchange::automatic>
-class row_reducer {
+class row_reducer : public reducer_base<row<T>, Exchange> {
     static_assert(transportable<row<T>>);
+    using base = reducer_base<row<T>, Exchange>;
 
 public:
     using value_type = T;           ///< The type of one value of a row.
@@ -235,7 +236,7 @@ public:
 
     /// Plans the reduction of rows of `k` values (collective over `comm`); k must be > 0.
     row_reducer(comm_view comm, layout::block_layout layout, std::size_t k, Op op = Op{})
-        : core_((detail::refuse_fp_contraction<Op, T>(), comm), std::move(layout), k), k_(k), op_(std::move(op)),
+        : base((detail::refuse_fp_contraction<Op, T>(), comm), std::move(layout), k), k_(k), op_(std::move(op)),
           arena_(k)
     {
     }
@@ -284,16 +285,8 @@ public:
         }
     }
 
-    /// Row width k.
+    /// Row width k (a rank passes local_count() * width() values).
     std::size_t width() const { return k_; }
-    /// Number of rows this rank must pass (it passes local_count() * width() values).
-    std::uint64_t local_count() const { return core_.local_count(); }
-    /// The layout (of rows) this reducer was planned for.
-    const layout::block_layout& layout() const { return core_.layout(); }
-    /// Messages and bytes this rank sent during the last call.
-    const net::counters& last_counters() const { return core_.last_counters(); }
-    /// The exchange this reducer runs (for exchange::automatic, the one it chose).
-    std::string_view exchange_used() const { return core_.exchange_used(); }
 
 private:
     /// What the exchange sees as "the operator": combines whole rows into fresh arena rows,
@@ -328,30 +321,28 @@ private:
     // The call on rows; the result is an arena row, valid until the next call.
     row<T> all_reduce_row(std::span<const T> local)
     {
-        if constexpr (ops::has_identity<Op, T>) {
-            if (core_.layout().size() == 0) {
-                detail::agree_on_empty_call(core_.communicator(), local.size(), -1, false);
-                return identity_row();
-            }
-        }
         row_op ro{&op_, k_, local.data(), &arena_};
-        return settled(core_.template all_reduce<row_kernel>(nullptr, local.size(), ro));
+        return settled(this->template all_reduce_call<row_kernel>(nullptr, local.size(), ro, empty_result()));
     }
 
     std::optional<row<T>> reduce_row(std::span<const T> local, int root)
     {
-        if constexpr (ops::has_identity<Op, T>) {
-            if (core_.layout().size() == 0) {
-                detail::agree_on_empty_call(core_.communicator(), local.size(), root, true);
-                return core_.communicator().rank() == root ? std::optional<row<T>>(identity_row()) : std::nullopt;
-            }
-        }
         row_op ro{&op_, k_, local.data(), &arena_};
-        std::optional<row<T>> out = core_.template reduce<row_kernel>(nullptr, local.size(), ro, root);
+        std::optional<row<T>> out = this->template reduce_call<row_kernel>(nullptr, local.size(), ro, root, empty_result());
         if (out) {
             settled(*out);
         }
         return out;
+    }
+
+    /// N = 0's result: the operator's identity in every column, where it has one.
+    auto empty_result()
+    {
+        if constexpr (ops::has_identity<Op, T>) {
+            return [this] { return identity_row(); };
+        } else {
+            return detail::no_empty_result{};
+        }
     }
 
     /// The canonical NaN in every column, under treefold's operators (see reducer::all_reduce).
@@ -382,7 +373,6 @@ private:
         std::copy(out.data(), out.data() + k_, result.begin());
     }
 
-    detail::reduction_core<row<T>, Exchange> core_;
     std::size_t k_;
     Op op_;
     detail::row_arena<T> arena_;

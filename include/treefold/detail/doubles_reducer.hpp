@@ -10,8 +10,8 @@
 #include "treefold/layout/block_layout.hpp"
 #include "treefold/layout/distribution.hpp"
 #include "treefold/detail/order_free_record.hpp"
-#include "treefold/detail/reduction_core.hpp"
 #include "treefold/detail/special_results.hpp"
+#include "treefold/reducer_base.hpp"
 
 #include <boost/mpi/communicator.hpp>
 
@@ -30,11 +30,11 @@ namespace treefold::detail {
 /// travel as Value. The kernel takes its nodes by offset into the call's doubles
 /// (offset_kernel), so no array of Value stands in for the input.
 template <class Value, class Kernel, class Merge, exchange_policy<Value> Exchange>
-class doubles_reducer {
+class doubles_reducer : public reducer_base<Value, Exchange> {
 public:
     /// Plans the sum over `layout` (collective; see treefold::reducer).
     doubles_reducer(comm_view comm, layout::block_layout layout, checking checks = checking::from_environment)
-        : core_(comm.get(), std::move(layout), 1, checks)
+        : reducer_base<Value, Exchange>(comm.get(), std::move(layout), 1, checks)
     {
     }
 
@@ -56,36 +56,18 @@ public:
     /// zero Value).
     Value all_reduce_parts(std::span<const double> local)
     {
-        if (core_.layout().size() == 0) {
-            agree_on_empty_call(core_.communicator(), local.size(), -1, false);
-            return Value{};
-        }
         node_op op{local.data()};
-        return core_.template all_reduce<node_kernel>(nullptr, local.size(), op);
+        return this->template all_reduce_call<node_kernel>(nullptr, local.size(), op, [] { return Value{}; });
     }
 
     /// The sum on `root` only (nullopt elsewhere); as treefold::reducer::reduce.
     std::optional<double> reduce(std::span<const double> local, int root)
     {
-        if (core_.layout().size() == 0) {
-            agree_on_empty_call(core_.communicator(), local.size(), root, true);
-            return core_.communicator().rank() == root ? std::optional<double>(0.0) : std::nullopt;
-        }
         node_op op{local.data()};
-        const std::optional<Value> out = core_.template reduce<node_kernel>(nullptr, local.size(), op, root);
+        const std::optional<Value> out =
+            this->template reduce_call<node_kernel>(nullptr, local.size(), op, root, [] { return Value{}; });
         return out ? std::optional<double>(settled<ops::plus>(out->to_double())) : std::nullopt;
     }
-
-    /// The exchange this reducer runs (for exchange::automatic, the one it chose).
-    std::string_view exchange_used() const { return core_.exchange_used(); }
-    /// Messages and bytes this rank sent during the last call.
-    const net::counters& last_counters() const { return core_.last_counters(); }
-    /// The layout this reducer was planned for.
-    const layout::block_layout& layout() const { return core_.layout(); }
-    /// Number of values this rank must pass.
-    std::uint64_t local_count() const { return core_.local_count(); }
-    /// This rank's block of the global index.
-    layout::block local_block() const { return core_.layout().block_of(core_.communicator().rank()); }
 
 private:
     /// The operator the exchange sees: Merge, carrying where this call's doubles are.
@@ -103,8 +85,6 @@ private:
             return Kernel::sum(op.data + offset, len);
         }
     };
-
-    reduction_core<Value, Exchange> core_;
 };
 
 } // namespace treefold::detail

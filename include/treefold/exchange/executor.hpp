@@ -70,6 +70,7 @@ public:
     /// Messages on `comm` (treefold's private communicator).
     explicit point_to_point(const boost::mpi::communicator& comm) : comm_(comm) {}
 
+    /// Starts a call: this schedule and these counters until the next begin().
     void begin(const plan::rank_schedule& s, net::counters& count)
     {
         s_ = &s;
@@ -78,6 +79,7 @@ public:
         is_posted_.assign(s.receives.size(), false);
     }
 
+    /// Starts receive k into `into` early where the channel can (message_channel).
     void post(std::size_t k, T* into)
     {
         if constexpr (net::codec<T>::raw) {
@@ -87,6 +89,7 @@ public:
         }
     }
 
+    /// Receive k's values into `into`, or the failure its sender sent in their place.
     std::optional<failure> receive(std::size_t k, T* into)
     {
         const plan::message& m = s_->receives[k];
@@ -111,12 +114,16 @@ public:
         return remote;
     }
 
+    /// Prepares send k from `values` (may throw while encoding; nothing has left then).
     void stage(std::size_t k, std::span<const T> values)
     {
         net::codec<T>::append(comm_, values.data(), values.size(), sends_.buffer(k));
     }
+    /// Sends what stage(k) prepared.
     void send(std::size_t k) { sends_.send(comm_, s_->sends[k].peer, k, *count_); }
+    /// Sends the failure `f` in place of send k.
     void send_failure(std::size_t k, const failure& f) { sends_.send_failure(comm_, s_->sends[k].peer, k, f, *count_); }
+    /// Completes the sends made so far.
     void wait_sends() { sends_.wait_all(); }
 
 private:

@@ -60,6 +60,7 @@ struct one_sided {
         /// The queue (for its counters and memory figure).
         const rma::mpsc_queue& queue() const { return queue_; }
 
+        /// Starts a call: this schedule and these counters until the next begin().
         void begin(const treefold::plan::rank_schedule& s, net::counters& count)
         {
             s_ = &s;
@@ -67,8 +68,10 @@ struct one_sided {
             ++call_;
             std::erase_if(pending_, [&](const piece& p) { return p.call < call_; }); // stale: a failed call's leftovers
         }
+        /// Starts receive k into `into` early where the channel can (message_channel).
         void post(std::size_t /*k*/, T* /*into*/) {}
 
+        /// Receive k's values into `into`, or the failure its sender sent in their place.
         std::optional<failure> receive(std::size_t k, T* into)
         {
             const treefold::plan::message& m = s_->receives[k];
@@ -96,17 +99,21 @@ struct one_sided {
             }
         }
 
+        /// Prepares send k from `values` (may throw while encoding; nothing has left then).
         void stage(std::size_t /*k*/, std::span<const T> values)
         {
             const auto bytes = std::as_bytes(values);
             staged_.assign(bytes.begin(), bytes.end());
         }
+        /// Sends what stage(k) prepared.
         void send(std::size_t k) { put(s_->sends[k], false, staged_.data(), staged_.size()); }
+        /// Sends the failure `f` in place of send k.
         void send_failure(std::size_t k, const failure& f)
         {
             const std::vector<char> record = encode(f);
             put(s_->sends[k], true, record.data(), record.size());
         }
+        /// Completes the sends made so far.
         void wait_sends() {} // a push returns once the message is in the target's window
 
     private:
