@@ -2,6 +2,8 @@
 // attribute caching): the private duplicate, and the one-call functions' plan cache.
 #include "treefold/detail/net/comm.hpp"
 
+#include "launcher.hpp"
+
 #include <map>
 #include <mutex>
 #include <set>
@@ -39,7 +41,11 @@ const char* unusable_communicator(MPI_Comm comm)
     if (MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS) {
         return "treefold: the communicator is not valid";
     }
-    return inter != 0 ? "treefold: intercommunicators are not supported" : nullptr;
+    if (inter != 0) {
+        return "treefold: intercommunicators are not supported";
+    }
+    return started_alone(); // a program that called MPI_Init itself under the other MPI's launcher
+
 }
 
 int private_comm(MPI_Comm comm, MPI_Comm* out)

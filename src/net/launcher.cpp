@@ -36,10 +36,12 @@ struct launcher {
     const char* implementation; ///< whose launcher, as the message names it
     const char* marker;         ///< the variable that proves it started the process
     const char* rank_variable;  ///< where it puts the process's rank
+    const char* size_variable;  ///< where it puts the number of processes it started
 };
 
-[[maybe_unused]] constexpr launcher open_mpi{"Open MPI's mpirun", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_RANK"};
-[[maybe_unused]] constexpr launcher hydra{"MPICH's Hydra mpiexec", "HYDI_CONTROL_FD", "PMI_RANK"};
+[[maybe_unused]] constexpr launcher open_mpi{"Open MPI's mpirun", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_RANK",
+                                                     "OMPI_COMM_WORLD_SIZE"};
+[[maybe_unused]] constexpr launcher hydra{"MPICH's Hydra mpiexec", "HYDI_CONTROL_FD", "PMI_RANK", "PMI_SIZE"};
 
 #if defined(MPICH_VERSION)
 /// An MPICH built with PMIx support runs under any PMIx launcher, Open MPI's included: its
@@ -105,6 +107,46 @@ std::string launcher_mismatch()
            other->implementation + " (" + other->marker + " is set), so each process would run alone as p = 1; " +
            "start it with " + built_against + "'s launcher (" + TREEFOLD_BUILD_MPIEXEC + "), or rebuild it against " +
            other_implementation + " (TREEFOLD_LAUNCHER_CHECK=0 skips this check)";
+}
+
+namespace {
+
+/// The launcher check as the environment stood when the program started: MPI_Init (the
+/// program's own, for a program that calls it) may set variables of its own implementation.
+struct at_start {
+    std::string why;   // launcher_mismatch()
+    long launched = 0; // the other launcher's process count
+};
+
+const at_start& verdict_at_start()
+{
+    static const at_start v = [] {
+        at_start out{launcher_mismatch(), 0};
+        if (!out.why.empty()) {
+            const char* size = std::getenv(foreign_launcher()->size_variable);
+            out.launched = size != nullptr ? std::strtol(size, nullptr, 10) : 0;
+        }
+        return out;
+    }();
+    return v;
+}
+
+// Taken while the program's static objects are made, before main() can call MPI_Init.
+[[maybe_unused]] const bool taken_at_start = (verdict_at_start(), true);
+
+} // namespace
+
+const char* started_alone()
+{
+    static const std::string why = [] {
+        const at_start& v = verdict_at_start();
+        int world = 0;
+        if (v.why.empty() || v.launched <= 1 || MPI_Comm_size(MPI_COMM_WORLD, &world) != MPI_SUCCESS || world != 1) {
+            return std::string(); // no other launcher, or a one-process job, which runs as it should
+        }
+        return v.why + " [MPI_COMM_WORLD holds 1 process, the launcher started " + std::to_string(v.launched) + "]";
+    }();
+    return why.empty() ? nullptr : why.c_str();
 }
 
 bool report_launcher_mismatch()

@@ -17,6 +17,11 @@ namespace treefold::net {
 /// Calls no MPI function but MPI_Get_library_version, which MPI allows before MPI_Init.
 std::string launcher_mismatch();
 
+/// After MPI_Init (by treefold or by the program itself): launcher_mismatch() where it holds
+/// and the launcher started more processes than MPI_COMM_WORLD holds (each process ran MPI_Init
+/// alone, p = 1), else nullptr. Worked out once per process; the text lives as long as it.
+const char* started_alone();
+
 /// launcher_mismatch(), printed to stderr by the process its launcher numbers 0 (every process
 /// finds the same reason, and each would otherwise print it): true when the process must not
 /// initialise MPI and should exit with a non-zero code.

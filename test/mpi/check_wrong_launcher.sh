@@ -7,10 +7,18 @@
 #  - the other implementation's real launcher at p = 2, when installed: the status, one line,
 #    no hang (60 s at most);
 #  - this build's own launcher (TREEFOLD_MPIRUN) at p = 2 (the control): no refusal.
+# With --every-rank the program initialises MPI itself (a user's program, no treefold main):
+# each process finds itself alone after MPI_Init and refuses at the reducer's construction,
+# so every process prints the line.
 # Usage: check_wrong_launcher.sh <MPI built against: "Open MPI" or "MPICH"> <status wanted>
-#        <the other implementation's launcher, or ""> <program> [args...]
+#        <the other implementation's launcher, or ""> [--every-rank] <program> [args...]
 set -u
 built="$1"; want="$2"; other_launcher="$3"; shift 3
+every_rank=0
+if [[ "${1:-}" == --every-rank ]]; then
+  every_rank=1
+  shift
+fi
 program=("$@")
 mpiexec=mpiexec
 source "$(dirname "${BASH_SOURCE[0]}")/../support/checks.sh"
@@ -48,7 +56,7 @@ refused() {
 run "by hand, rank 0" env "${fake[@]}" "$rank_var=0" "${program[@]}"
 refused "the $other launcher's variables (rank 0)" "$want" 1
 run "by hand, rank 1" env "${fake[@]}" "$rank_var=1" "${program[@]}"
-refused "the $other launcher's variables (rank 1)" "$want" 0
+refused "the $other launcher's variables (rank 1)" "$want" "$every_rank"
 run "check off" env "${fake[@]}" "$rank_var=0" TREEFOLD_LAUNCHER_CHECK=0 "${program[@]}"
 [[ $rc -eq 0 ]] && pass || fail "TREEFOLD_LAUNCHER_CHECK=0 did not let it run: status $rc: $out"
 
@@ -57,7 +65,7 @@ if [[ -n "$other_launcher" ]]; then
   run "$other_launcher" env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
     OMPI_MCA_rmaps_base_oversubscribe=1 "$other_launcher" -n 2 "${program[@]}"
   # (the launchers report a failed process with a status of their own)
-  refused "$other_launcher -n 2" any 1
+  refused "$other_launcher -n 2" any $((1 + every_rank))
 else
   echo "NOTE: no launcher of $other installed: its real launcher is not tried"
 fi

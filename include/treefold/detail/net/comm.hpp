@@ -14,8 +14,10 @@
 
 namespace treefold::net {
 
-/// Why `comm` cannot carry a treefold call — MPI_COMM_NULL, a handle MPI rejects, or an
-/// intercommunicator (treefold reduces within one group) — or nullptr when it can. Every
+/// Why `comm` cannot carry a treefold call — MPI_COMM_NULL, a handle MPI rejects, an
+/// intercommunicator (treefold reduces within one group), or a process the other MPI
+/// implementation's launcher started that initialised MPI alone (src/net/launcher.hpp) — or
+/// nullptr when it can. Every
 /// entry point's one communicator check (C++: std::invalid_argument; C: MPI_ERR_COMM). Local.
 const char* unusable_communicator(MPI_Comm comm);
 
