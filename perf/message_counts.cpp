@@ -101,7 +101,7 @@ std::set<index_t> dense_sizes(int p, unsigned i)
 }
 
 void print_row(int p, index_t n, const std::string& dist, const char* exchange,
-               const treefold::layout::call_messages& c, const std::optional<double>& bound)
+               const treefold::model::call_messages& c, const std::optional<double>& bound)
 {
     std::printf("%d,%" PRIu64 ",%s,%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",", p, n, dist.c_str(), exchange, c.reduce,
                 c.unbuffered, c.all_reduce);
@@ -194,20 +194,20 @@ int main(int argc, char** argv)
     std::printf("p,n,distribution,exchange,messages_reduce,messages_unbuffered,messages_allreduce,bound\n");
     // The schedule exchange merges frontiers on every rank along one schedule for p: its count
     // depends on p alone, and it needs no broadcast.
-    const std::uint64_t schedule_total = treefold::exchange::schedules::best::make(p).messages(p);
-    const treefold::layout::call_messages schedule_counts{schedule_total, schedule_total, schedule_total};
+    const std::uint64_t schedule_total = treefold::model::schedules::best::make(p).messages(p);
+    const treefold::model::call_messages schedule_counts{schedule_total, schedule_total, schedule_total};
     for (const index_t n : sizes) {
-        const auto bound = treefold::layout::message_bound(n, p);
+        const auto bound = treefold::model::message_bound(n, p);
         for (const auto& d : dists) {
             const auto layout = treefold::layout::block_layout::from_counts(d.counts(n, p));
             if (wanted("direct")) {
-                print_row(p, n, d.name(), "direct", treefold::layout::direct_call_messages(layout), bound);
+                print_row(p, n, d.name(), "direct", treefold::model::direct_call_messages(layout), bound);
             }
             if (wanted("tree")) {
-                print_row(p, n, d.name(), "tree", treefold::layout::tree_call_messages(layout), bound);
+                print_row(p, n, d.name(), "tree", treefold::model::tree_call_messages(layout), bound);
             }
             if (wanted("one_sided")) {
-                print_row(p, n, d.name(), "one_sided", treefold::layout::one_sided_call_messages(layout), bound);
+                print_row(p, n, d.name(), "one_sided", treefold::model::one_sided_call_messages(layout), bound);
             }
             if (wanted("schedule_best")) {
                 print_row(p, n, d.name(), "schedule_best", schedule_counts, bound);

@@ -53,7 +53,7 @@ int main(int argc, char** argv)
     reducer<double, std::plus<double>, kernel::scalar, exchange::direct> direct(world, l);
     reducer<double, std::plus<double>, kernel::scalar, exchange::tree<>> tree(world, l);
     reducer<double, std::plus<double>, kernel::scalar, exchange::scheduled<>> rd(world, l);
-    reducer<double, std::plus<double>, kernel::scalar, exchange::scheduled<exchange::schedules::best>> best(world, l);
+    reducer<double, std::plus<double>, kernel::scalar, exchange::scheduled<model::schedules::best>> best(world, l);
     struct method {
         const char* name;
         std::function<double()> run;
@@ -98,7 +98,7 @@ int main(int argc, char** argv)
                             "schedule best = '%s'\n",
                             p, cores, static_cast<unsigned>(p) > cores ? " OVERSUBSCRIBED" : "",
                             static_cast<unsigned long long>(n), static_cast<unsigned long long>(per_rank),
-                            exchange::schedules::best::make(p).to_string().c_str());
+                            model::schedules::best::make(p).to_string().c_str());
                 std::printf("p,method,iterations,median_us,p1_us,p99_us,ratio_vs_direct,messages,bits\n");
             }
             std::printf("%d,%s,%d,%.3f,%.3f,%.3f,%.3f,%llu,%016llx\n", p, methods[k].name, iterations, at(0.5),

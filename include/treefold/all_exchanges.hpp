@@ -19,16 +19,15 @@
 
 namespace treefold {
 
-namespace exchange {
 /// The model component's exchanges: "schedule_heuristic", "schedule_best", "schedule_best_sized".
-using model_exchanges = exchange_list<scheduled<schedules::heuristic>, scheduled<schedules::best>,
-                                      scheduled<schedules::best_sized>>;
+using model_exchanges =
+    exchange::exchange_list<exchange::scheduled<model::schedules::heuristic>, exchange::scheduled<model::schedules::best>,
+                            exchange::scheduled<model::schedules::best_sized>>;
 /// The rma component's exchanges: "one_sided".
-using rma_exchanges = exchange_list<one_sided>;
-} // namespace exchange
+using rma_exchanges = exchange::exchange_list<rma::one_sided>;
 
 /// The core's exchanges, then the model's, then the rma component's.
-using all_exchanges = exchange::join_t<exchange::core_exchanges, exchange::model_exchanges, exchange::rma_exchanges>;
+using all_exchanges = exchange::join_t<exchange::core_exchanges, model_exchanges, rma_exchanges>;
 
 /// The names of the exchanges that run a schedule (plan::scheduled_exchange: all but
 /// `native` and `automatic`), in registry order.

@@ -137,7 +137,7 @@ T local_node(const T* local, std::uint64_t offset, std::uint64_t len, Op& op)
 /// An exchange strategy for frontiers of T: `E::name` (a C string) and a nested
 /// `template <class> class plan` built collectively from (communicator, layout), whose
 /// `finisher()` is the rank holding the result (exchange::direct, exchange::tree<Shape>,
-/// exchange::scheduled<Generator>, exchange::one_sided).
+/// exchange::scheduled<Generator>, rma::one_sided).
 template <class E, class T>
 concept exchange_policy =
     requires {
@@ -196,7 +196,7 @@ concept schedule_generator = requires(int p) {
 
 /// A schedule generator that also plans for a message size: `static make(int p,
 /// std::uint64_t bytes)`; exchange::scheduled passes the bytes of its frontier messages
-/// (exchange::schedules::best_sized).
+/// (model::schedules::best_sized).
 template <class G>
 concept sized_schedule_generator = schedule_generator<G> && requires(int p, std::uint64_t bytes) {
     { G::make(p, bytes) } -> allreduce_schedule;

@@ -46,7 +46,7 @@ namespace treefold {
 ///   kernel::scalar is the reference).
 /// - Exchange: how frontiers meet across ranks (exchange::automatic, the default, picks the
 ///   fastest here; exchange::native, exchange::direct, exchange::tree<Shape>,
-///   exchange::one_sided, exchange::scheduled<Generator>).
+///   rma::one_sided, exchange::scheduled<Generator>).
 ///
 /// - The distribution policy (dist::even_upper by default, dist::even_lower,
 ///   dist::power_of_two, dist::aligned, or layout::distribution chosen at run time) is the

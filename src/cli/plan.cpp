@@ -20,7 +20,7 @@ struct plan_options {
     std::uint64_t n = 0;
     int p = 0;
     std::optional<layout::distribution> dist;
-    layout::score_params params;
+    model::score_params params;
     bool help = false;
 };
 
@@ -78,7 +78,7 @@ int run_plan(const std::vector<std::string>& args, int& /*argc*/, char**& /*argv
     for (const auto& d : dists) {
         const auto l = layout::block_layout::from_counts(d.counts(o.n, o.p));
         std::printf("%-14s %14" PRIu64 " %14" PRIu64 " %14" PRIu64 " %14.1f\n", d.name().c_str(),
-                    layout::direct_messages(l), l.max_count(), l.min_count(), layout::score(l, o.params));
+                    model::direct_messages(l), l.max_count(), l.min_count(), model::score(l, o.params));
     }
     return 0;
 }

@@ -7,7 +7,7 @@
 
 #include <cstring>
 
-namespace treefold::net {
+namespace treefold::collective::detail {
 
 void check(int rc)
 {
@@ -37,10 +37,10 @@ std::optional<failure> datatype_channel::recv(int source)
 void datatype_channel::send(int dest, const std::optional<failure>& failed)
 {
     if (failed) {
-        counters ignored;
+        net::counters ignored;
         send_failure(boost::mpi::communicator(pc, boost::mpi::comm_attach), dest, *failed, ignored);
     } else {
-        check(MPI_Send(buffer, t.count, datatype, dest, tag_of(tag::values), pc));
+        check(MPI_Send(buffer, t.count, datatype, dest, net::tag_of(net::tag::values), pc));
         sent.bytes += t.message_bytes();
     }
     ++sent.messages;
@@ -69,16 +69,16 @@ void datatype_channel::copy(const void* from, void* to) const
     }
     int me = 0;
     check(MPI_Comm_rank(pc, &me));
-    check(MPI_Sendrecv(from, t.count, datatype, me, tag::self_copy, to, t.count, datatype, me, tag::self_copy, pc,
+    check(MPI_Sendrecv(from, t.count, datatype, me, net::tag::self_copy, to, t.count, datatype, me, net::tag::self_copy, pc,
                        MPI_STATUS_IGNORE));
 }
 
 std::optional<failure> datatype_channel::after(const MPI_Status& status, int source) const
 {
-    if (tag::kind_of(status.MPI_TAG) != tag::failure) {
+    if (net::tag::kind_of(status.MPI_TAG) != net::tag::failure) {
         return std::nullopt;
     }
-    return take_failure_record(boost::mpi::communicator(pc, boost::mpi::comm_attach), source);
+    return net::take_failure_record(boost::mpi::communicator(pc, boost::mpi::comm_attach), source);
 }
 
-} // namespace treefold::net
+} // namespace treefold::collective::detail

@@ -49,7 +49,7 @@ call_record& counters_slot() { return last_counters; }
 
 namespace {
 
-using net::check;
+using detail::check;
 
 /// The shape as plain functions, so one non-template body serves every shape.
 struct shape_ops {
@@ -74,7 +74,7 @@ thread_local std::vector<std::vector<unsigned char>> scratch_pool;
 
 /// Scratch slot `slot` sized for the layout, addressed as MPI expects (buffer - true_lb).
 /// Growing the pool moves the slots, not their blocks: earlier addresses stay valid.
-void* scratch(std::size_t slot, const net::datatype_layout& t)
+void* scratch(std::size_t slot, const detail::datatype_layout& t)
 {
     if (scratch_pool.size() <= slot) {
         scratch_pool.resize(slot + 1);
@@ -111,13 +111,13 @@ int check_global(int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm
     return MPI_SUCCESS;
 }
 
-/// reduce_along (below) after its checks; MPI errors are thrown as net::mpi_error.
+/// reduce_along (below) after its checks; MPI errors are thrown as detail::mpi_error.
 int walk(const shape_ops& shape, const void* sendbuf, void* recvbuf, MPI_Datatype datatype, MPI_Op op, int root,
          MPI_Comm pc, int p, int me, bool all, bool bad, int count)
 {
-    const net::datatype_layout t = net::datatype_layout::of(datatype, count);
+    const detail::datatype_layout t = detail::datatype_layout::of(datatype, count);
     net::counters sent;
-    net::datatype_channel ch{pc, datatype, t, sent};
+    detail::datatype_channel ch{pc, datatype, t, sent};
     std::optional<failure> failed;
     if (bad) {
         failed = failure{failure::code::bad_buffer, me, 0, 0, {}, {}};
@@ -181,7 +181,7 @@ int walk(const shape_ops& shape, const void* sendbuf, void* recvbuf, MPI_Datatyp
             acc = buffer;
         }
     };
-    net::walk_subtree(children, me, shape.fold_from_right, failed, take, combine);
+    detail::walk_subtree(children, me, shape.fold_from_right, failed, take, combine);
 
     ch.buffer = acc;
     if (parent >= 0) { // acc is this subtree's value
@@ -250,7 +250,7 @@ int reduce_along(const shape_ops& shape, const void* sendbuf, void* recvbuf, int
     }
     try {
         return walk(shape, sendbuf, recvbuf, datatype, op, root, pc, p, me, all, failed, count);
-    } catch (const net::mpi_error& e) {
+    } catch (const detail::mpi_error& e) {
         return e.rc;
     } catch (const boost::mpi::exception& e) {
         return e.result_code();

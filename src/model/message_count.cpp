@@ -2,7 +2,11 @@
 
 #include <bit>
 
-namespace treefold::layout {
+namespace treefold::model {
+
+using index_tree::index_t;
+using layout::block_layout;
+
 
 std::uint64_t outbound_roots(index_t s, index_t e)
 {
@@ -46,4 +50,4 @@ double score(const block_layout& layout, score_params params)
            params.t_op * static_cast<double>(layout.max_count());
 }
 
-} // namespace treefold::layout
+} // namespace treefold::model

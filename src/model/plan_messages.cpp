@@ -6,7 +6,11 @@
 #include <cmath>
 #include <stdexcept>
 
-namespace treefold::layout {
+namespace treefold::model {
+
+using index_tree::index_t;
+using layout::block_layout;
+
 
 std::uint64_t direct_rank_messages(const block_layout& layout, int rank, plan::direct_buffering rules)
 {
@@ -75,4 +79,4 @@ std::optional<double> message_bound(index_t n, int p)
     return static_cast<double>(p - 1) * (std::log2(ratio) + 1.0);
 }
 
-} // namespace treefold::layout
+} // namespace treefold::model

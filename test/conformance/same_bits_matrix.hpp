@@ -60,7 +60,7 @@ namespace mpi = boost::mpi;
 
 /// Every exchange of the registry but the rma component's (one_sided moves raw bytes): for
 /// types that are not trivially copyable (they travel through Boost.Serialization).
-using serialized_exchanges = without<all_exchanges, exchange::rma_exchanges>::type;
+using serialized_exchanges = without<all_exchanges, rma_exchanges>::type;
 
 /// Kernels for any operator. kernel::best picks the precompiled SIMD kernel for built-ins,
 /// the header-only simd<default_arch> for operators opted in by kernel::allow_simd and scalar
@@ -93,11 +93,11 @@ using group_truncated_binary_mary4 =
 using group_mary8_dual4 = type_list<exchange::tree<topology::m_ary<8>>,
                                     exchange::tree<topology::m_ary<4>, exchange::result_broadcast::mpi>>;
 using group_dual8_one_sided =
-    type_list<exchange::tree<topology::m_ary<8>, exchange::result_broadcast::mpi>, exchange::one_sided>;
+    type_list<exchange::tree<topology::m_ary<8>, exchange::result_broadcast::mpi>, rma::one_sided>;
 using group_schedule_rd_heuristic = type_list<exchange::scheduled<exchange::schedules::recursive_doubling>,
-                                              exchange::scheduled<exchange::schedules::heuristic>>;
+                                              exchange::scheduled<model::schedules::heuristic>>;
 using group_schedule_best_best_sized =
-    type_list<exchange::scheduled<exchange::schedules::best>, exchange::scheduled<exchange::schedules::best_sized>>;
+    type_list<exchange::scheduled<model::schedules::best>, exchange::scheduled<model::schedules::best_sized>>;
 using group_native = type_list<exchange::native>;
 /// automatic alone: it holds the plans of its five candidates (native, binomial, direct, dual4,
 /// best_sized), so it costs as much to compile as two or three exchanges.

@@ -51,8 +51,8 @@ BOOST_AUTO_TEST_CASE(every_name_reaches_its_exchange_and_the_same_bits)
     // Every exchange type the library has, named once: the inorder tree is listed, the core's
     // list holds no component exchange, and every candidate of automatic is a core exchange.
     BOOST_TEST((treefold::all_exchanges::contains<exchange::tree<topology::inorder>>));
-    BOOST_TEST(!exchange::core_exchanges::contains<exchange::one_sided>);
-    BOOST_TEST(!(exchange::core_exchanges::contains<exchange::scheduled<exchange::schedules::best_sized>>));
+    BOOST_TEST(!exchange::core_exchanges::contains<rma::one_sided>);
+    BOOST_TEST(!(exchange::core_exchanges::contains<exchange::scheduled<model::schedules::best_sized>>));
     exchange::for_each_exchange<exchange::automatic_candidate_types>([](auto type) {
         BOOST_TEST(exchange::core_exchanges::contains<typename decltype(type)::type>);
     });
@@ -61,7 +61,7 @@ BOOST_AUTO_TEST_CASE(every_name_reaches_its_exchange_and_the_same_bits)
     BOOST_TEST(std::string(exchange::tree<topology::m_ary<16>, exchange::result_broadcast::mpi>::name) == "dual16");
     BOOST_TEST(std::string(exchange::tree<topology::binomial, exchange::result_broadcast::mpi>::name) == "binomial_dual");
     BOOST_TEST(treefold::all_exchanges::size ==
-               exchange::core_exchanges::size + exchange::model_exchanges::size + exchange::rma_exchanges::size);
+               exchange::core_exchanges::size + model_exchanges::size + rma_exchanges::size);
 }
 
 BOOST_AUTO_TEST_CASE(unknown_name_is_refused_with_the_list)

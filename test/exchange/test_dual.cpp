@@ -113,5 +113,5 @@ BOOST_AUTO_TEST_CASE(serialised_elements_are_broadcast_point_to_point)
     BOOST_CHECK_EQUAL(v, testing::oracle_reduce(xs, std::plus<std::string>()));
     BOOST_CHECK_EQUAL(r.last_counters().collectives, 0u);
     const auto total = boost::mpi::all_reduce(w, r.last_counters().messages, std::plus<std::uint64_t>());
-    BOOST_CHECK_EQUAL(total, layout::tree_exchange_messages(l) + layout::broadcast_messages(w.size()));
+    BOOST_CHECK_EQUAL(total, model::tree_exchange_messages(l) + model::broadcast_messages(w.size()));
 }

@@ -34,7 +34,7 @@ BOOST_AUTO_TEST_CASE(non_commutative_product_and_many_reduce_calls)
     const auto l = testing::random_layout(77, n, w.size());
     const auto b = l.block_of(w.rank());
     const std::span<const mat2> local(xs.data() + b.start, b.count);
-    reducer<mat2, decltype(&mat_mul), kernel::scalar, exchange::one_sided> r(w, l, &mat_mul);
+    reducer<mat2, decltype(&mat_mul), kernel::scalar, rma::one_sided> r(w, l, &mat_mul);
     const mat2 want = testing::oracle_reduce(xs, &mat_mul);
     // Calls do not synchronise: pieces of later calls can arrive early and must wait.
     for (int call = 0; call < 20; ++call) {
@@ -54,7 +54,7 @@ BOOST_AUTO_TEST_CASE(wrong_size_is_reported_everywhere_and_the_plan_survives)
     const auto xs = testing::mixed_values(9, n, false);
     const auto b = l.block_of(w.rank());
     const std::span<const double> good(xs.data() + b.start, b.count);
-    reducer<double, std::plus<double>, kernel::scalar, exchange::one_sided> r(w, l);
+    reducer<double, std::plus<double>, kernel::scalar, rma::one_sided> r(w, l);
     for (int bad = 0; bad < w.size(); ++bad) {
         bool threw = false;
         try {

@@ -87,8 +87,8 @@ std::vector<unsigned char> check_all(const mpi::communicator& sub, const std::ve
         }
         if (sub.size() > conformance_max_p) {
             run(exchange::schedules::recursive_doubling{});
-            run(exchange::schedules::heuristic{});
-            run(exchange::schedules::best{});
+            run(model::schedules::heuristic{});
+            run(model::schedules::best{});
         }
     }
     return out;
@@ -140,7 +140,7 @@ BOOST_AUTO_TEST_CASE(errors_reach_every_rank)
         const std::uint64_t n = 50;
         const auto l = layout::block_layout::from_counts(layout::even_lower(n, p));
         const auto xs = testing::mixed_values(3, n, false);
-        reducer<double, std::plus<double>, kernel::scalar, exchange::scheduled<exchange::schedules::best>> r(sub, l);
+        reducer<double, std::plus<double>, kernel::scalar, exchange::scheduled<model::schedules::best>> r(sub, l);
         const auto b = l.block_of(sub.rank());
         // The last rank passes one value too few: every rank throws invalid_argument.
         const std::size_t count = sub.rank() == p - 1 ? b.count - 1 : b.count;
@@ -156,7 +156,7 @@ BOOST_AUTO_TEST_CASE(errors_reach_every_rank)
         BOOST_CHECK(testing::bits_of(again) == testing::bits_of(testing::oracle_reduce(xs, std::plus<double>())));
         // One message per schedule edge, no broadcast.
         const auto total = mpi::all_reduce(sub, r.last_counters().messages, std::plus<std::uint64_t>());
-        BOOST_CHECK_EQUAL(total, exchange::schedules::best::make(p).messages(p));
+        BOOST_CHECK_EQUAL(total, model::schedules::best::make(p).messages(p));
         return std::vector<unsigned char>{};
     });
 }
@@ -167,15 +167,15 @@ BOOST_AUTO_TEST_CASE(best_sized_plans_by_frontier_bytes)
         const int p = sub.size();
         const std::uint64_t n = 1000; // root level 10: frontier messages of 11 values
         const auto l = layout::block_layout::from_counts(layout::even_lower(n, p));
-        using sized = exchange::scheduled<exchange::schedules::best_sized>;
+        using sized = exchange::scheduled<model::schedules::best_sized>;
         using small_plan = sized::plan<double>;
         using large_plan = sized::plan<std::array<double, 64>>;
         BOOST_CHECK_EQUAL(small_plan::message_bytes(n), 88u);
         BOOST_CHECK_EQUAL(large_plan::message_bytes(n), 5632u);
         const small_plan small(sub, l);
         const large_plan large(sub, l);
-        BOOST_CHECK_EQUAL(small.schedule().parameters, exchange::schedules::best_sized::make(p, 88).to_string());
-        BOOST_CHECK_EQUAL(large.schedule().parameters, exchange::schedules::best_sized::make(p, 5632).to_string());
+        BOOST_CHECK_EQUAL(small.schedule().parameters, model::schedules::best_sized::make(p, 88).to_string());
+        BOOST_CHECK_EQUAL(large.schedule().parameters, model::schedules::best_sized::make(p, 5632).to_string());
         if (p == 16) { // past the eager limit the model turns from 4 4 to recursive doubling
             BOOST_CHECK_EQUAL(small.schedule().parameters, "4 4");
             BOOST_CHECK_EQUAL(large.schedule().parameters, "2 2 2 2");

@@ -9,4 +9,4 @@ TREEFOLD_FUZZ_EXCHANGE(exchange::tree<topology::m_ary<4>>);
 TREEFOLD_FUZZ_EXCHANGE(exchange::tree<topology::m_ary<8>>);
 TREEFOLD_FUZZ_EXCHANGE(exchange::tree<topology::m_ary<4>, exchange::result_broadcast::mpi>);
 TREEFOLD_FUZZ_EXCHANGE(exchange::tree<topology::m_ary<8>, exchange::result_broadcast::mpi>);
-TREEFOLD_FUZZ_EXCHANGE(exchange::one_sided);
+TREEFOLD_FUZZ_EXCHANGE(rma::one_sided);

@@ -4,6 +4,6 @@
 using namespace treefold;
 
 TREEFOLD_FUZZ_EXCHANGE(exchange::scheduled<exchange::schedules::recursive_doubling>);
-TREEFOLD_FUZZ_EXCHANGE(exchange::scheduled<exchange::schedules::heuristic>);
-TREEFOLD_FUZZ_EXCHANGE(exchange::scheduled<exchange::schedules::best>);
-TREEFOLD_FUZZ_EXCHANGE(exchange::scheduled<exchange::schedules::best_sized>);
+TREEFOLD_FUZZ_EXCHANGE(exchange::scheduled<model::schedules::heuristic>);
+TREEFOLD_FUZZ_EXCHANGE(exchange::scheduled<model::schedules::best>);
+TREEFOLD_FUZZ_EXCHANGE(exchange::scheduled<model::schedules::best_sized>);

@@ -185,9 +185,9 @@ BOOST_AUTO_TEST_CASE(same_bits_everywhere)
 {
     // a subset of testing::all_exchanges: every exchange kind, fewer tree shapes and schedules
     const std::tuple<exchange::direct, exchange::tree<topology::binomial>, exchange::tree<topology::fibonacci>,
-                     exchange::tree<topology::inorder>, exchange::tree<topology::m_ary<4>>, exchange::one_sided,
+                     exchange::tree<topology::inorder>, exchange::tree<topology::m_ary<4>>, rma::one_sided,
                      exchange::scheduled<exchange::schedules::recursive_doubling>,
-                     exchange::scheduled<exchange::schedules::best>, exchange::native, exchange::automatic>
+                     exchange::scheduled<model::schedules::best>, exchange::native, exchange::automatic>
         exchanges;
     for (const std::uint64_t n : {1ULL, 5ULL, 1000ULL, 40001ULL}) {
         auto xs = testing::ill_conditioned(n + 3, n, 300, 40);

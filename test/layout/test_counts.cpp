@@ -59,7 +59,7 @@ void check_layout(const mpi::communicator& comm, const layout::block_layout& l, 
 
     // direct: the owner of index 0 finishes; every rank's own count must match its replay.
     const int direct_finisher = l.owner(0);
-    const auto want_direct = layout::direct_call_messages(l);
+    const auto want_direct = model::direct_call_messages(l);
     const auto got_direct = run_reducer<exchange::direct>(comm, l, direct_finisher);
     BOOST_CHECK_MESSAGE(got_direct.all_reduce == want_direct.all_reduce,
                         where << " direct all_reduce: measured " << got_direct.all_reduce << ", planned "
@@ -68,17 +68,17 @@ void check_layout(const mpi::communicator& comm, const layout::block_layout& l, 
     BOOST_CHECK_MESSAGE(got_direct.reduce == want_direct.all_reduce,
                         where << " direct reduce: measured " << got_direct.reduce << ", planned " << want_direct.all_reduce);
     const std::uint64_t mine_planned =
-        layout::direct_rank_messages(l, comm.rank()) + testing::broadcast_sends(p, comm.rank(), direct_finisher);
+        model::direct_rank_messages(l, comm.rank()) + testing::broadcast_sends(p, comm.rank(), direct_finisher);
     BOOST_CHECK_MESSAGE(got_direct.mine == mine_planned, where << " direct rank " << comm.rank() << ": measured "
                                                                << got_direct.mine << ", planned " << mine_planned);
     BOOST_CHECK_EQUAL(got_direct.reduce_root0, want_direct.all_reduce);
     // Buffering can only merge messages, never add any.
     BOOST_CHECK_LE(want_direct.reduce, want_direct.unbuffered);
-    BOOST_CHECK_EQUAL(want_direct.unbuffered, layout::direct_messages(l) + layout::empty_block_reports(l));
+    BOOST_CHECK_EQUAL(want_direct.unbuffered, model::direct_messages(l) + model::empty_block_reports(l));
 
     // tree<binomial>: root position 0, the first rank in index order.
     const int tree_finisher = l.index_order()[0];
-    const auto want_tree = layout::tree_call_messages(l);
+    const auto want_tree = model::tree_call_messages(l);
     const auto got_tree = run_reducer<exchange::tree<>>(comm, l, tree_finisher);
     BOOST_CHECK_MESSAGE(got_tree.all_reduce == want_tree.all_reduce,
                         where << " tree all_reduce: measured " << got_tree.all_reduce << ", planned "
@@ -91,21 +91,21 @@ void check_layout(const mpi::communicator& comm, const layout::block_layout& l, 
     // treefold's, in reduce too; the result goes out in one MPI_Bcast (a collective).
     const int dual_finisher = l.index_order()[0];
     const auto got_dual = run_reducer<exchange::tree<topology::m_ary<4>, exchange::result_broadcast::mpi>>(comm, l, dual_finisher);
-    BOOST_CHECK_MESSAGE(got_dual.all_reduce == layout::tree_exchange_messages(l) && got_dual.reduce == want_tree.reduce,
+    BOOST_CHECK_MESSAGE(got_dual.all_reduce == model::tree_exchange_messages(l) && got_dual.reduce == want_tree.reduce,
                         where << " dual4: measured " << got_dual.reduce << " / " << got_dual.all_reduce << ", planned "
-                              << want_tree.reduce << " / " << layout::tree_exchange_messages(l));
+                              << want_tree.reduce << " / " << model::tree_exchange_messages(l));
 
     // one_sided: the direct routes, one queue message per outbound root, same finisher.
-    const auto want_queue = layout::one_sided_call_messages(l);
-    const auto got_queue = run_reducer<exchange::one_sided>(comm, l, direct_finisher);
+    const auto want_queue = model::one_sided_call_messages(l);
+    const auto got_queue = run_reducer<rma::one_sided>(comm, l, direct_finisher);
     BOOST_CHECK_MESSAGE(got_queue.all_reduce == want_queue.all_reduce && got_queue.reduce == want_queue.all_reduce,
                         where << " one_sided: measured " << got_queue.reduce << " / " << got_queue.all_reduce
                               << ", planned " << want_queue.all_reduce);
 
     // scheduled<best>: the schedule's own count; the result is everywhere, so no broadcast
     // and no forwarding to any root.
-    const auto want_schedule = exchange::schedules::best::make(p).messages(p);
-    const auto got_schedule = run_reducer<exchange::scheduled<exchange::schedules::best>>(comm, l, 0);
+    const auto want_schedule = model::schedules::best::make(p).messages(p);
+    const auto got_schedule = run_reducer<exchange::scheduled<model::schedules::best>>(comm, l, 0);
     BOOST_CHECK_MESSAGE(got_schedule.all_reduce == want_schedule && got_schedule.reduce == want_schedule &&
                             got_schedule.reduce_root0 == want_schedule,
                         where << " schedule_best: measured " << got_schedule.reduce << " / " << got_schedule.all_reduce
@@ -154,8 +154,8 @@ BOOST_AUTO_TEST_CASE(plan_counts_without_ranks)
         for (const index_t n : {index_t{1}, index_t{7}, index_t{460}, index_t{239763}, index_t{1} << 21}) {
             for (const char* name : {"even-lower", "even-upper", "power-of-two", "aligned:0.5"}) {
                 const auto l = layout::block_layout::from_counts(layout::distribution::parse(name).counts(n, p));
-                const auto direct = layout::direct_call_messages(l);
-                const auto tree = layout::tree_call_messages(l);
+                const auto direct = model::direct_call_messages(l);
+                const auto tree = model::tree_call_messages(l);
                 BOOST_CHECK_LE(direct.reduce, direct.unbuffered);
                 BOOST_CHECK_EQUAL(tree.reduce, static_cast<std::uint64_t>(p - 1));
                 BOOST_CHECK_EQUAL(tree.all_reduce, static_cast<std::uint64_t>(2 * (p - 1)));
@@ -165,7 +165,7 @@ BOOST_AUTO_TEST_CASE(plan_counts_without_ranks)
     }
     // Every block aligned to a power of two: each rank but the first sends one root.
     const auto l = layout::block_layout::from_counts(layout::distribution::parse("even-lower").counts(1U << 21, 256));
-    BOOST_CHECK_EQUAL(layout::direct_exchange_messages(l), 255U);
-    BOOST_CHECK(!layout::message_bound(256, 256));
-    BOOST_CHECK_CLOSE(*layout::message_bound(513, 256), 255.0 * 2.0, 1e-12);
+    BOOST_CHECK_EQUAL(model::direct_exchange_messages(l), 255U);
+    BOOST_CHECK(!model::message_bound(256, 256));
+    BOOST_CHECK_CLOSE(*model::message_bound(513, 256), 255.0 * 2.0, 1e-12);
 }

@@ -14,6 +14,7 @@
 #include <vector>
 
 using namespace treefold::layout;
+using namespace treefold::model; // the direct exchange's counts and score
 
 namespace {
 using treefold::testing::random_layout;

@@ -13,7 +13,7 @@ int main(int argc, char** argv)
     boost::mpi::communicator world;
     const std::vector<double> local(100, 1.0);
     treefold::reducer<double, treefold::ops::plus, treefold::kernel::best,
-                      treefold::exchange::scheduled<treefold::exchange::schedules::best_sized>>
+                      treefold::exchange::scheduled<treefold::model::schedules::best_sized>>
         sum(world, treefold::layout_from_local_size(world, local.size()));
     return sum.all_reduce(local) > 0 ? 0 : 1;
 }

@@ -213,11 +213,11 @@ BOOST_AUTO_TEST_CASE(message_counts_equal_the_plan)
             auto g = model::exchange_graph(ranks, {0.5, 0.001, 0.002, 8});
             std::uint64_t expected = treefold::plan::count(ranks).messages + treefold::plan::broadcast_messages(ranks[0]);
             if (name == "direct") {
-                BOOST_CHECK_EQUAL(expected, layout::direct_call_messages(l).all_reduce);
+                BOOST_CHECK_EQUAL(expected, model::direct_call_messages(l).all_reduce);
             } else if (name == "schedule_rd") {
                 BOOST_CHECK_EQUAL(expected, topology::recursive_doubling(p).messages(p));
             } else if (name == "binomial" || name == "mary8") {
-                BOOST_CHECK_EQUAL(expected, layout::tree_call_messages(l).all_reduce);
+                BOOST_CHECK_EQUAL(expected, model::tree_call_messages(l).all_reduce);
             }
             BOOST_CHECK_MESSAGE(g.messages() == expected,
                                 name << " over " << p << " ranks: " << g.messages() << " messages, plan " << expected);

@@ -90,7 +90,7 @@ BOOST_AUTO_TEST_CASE(dual_tree_allocates_nothing_per_call)
 BOOST_AUTO_TEST_CASE(scheduled_exchanges_allocate_nothing_per_call)
 {
     no_allocation_after_first_call<exchange::scheduled<exchange::schedules::recursive_doubling>>();
-    no_allocation_after_first_call<exchange::scheduled<exchange::schedules::best>>();
+    no_allocation_after_first_call<exchange::scheduled<model::schedules::best>>();
 }
 BOOST_AUTO_TEST_CASE(native_exchange_allocates_nothing_per_call) { no_allocation_after_first_call<exchange::native>(); }
 BOOST_AUTO_TEST_CASE(automatic_exchange_allocates_nothing_per_call)

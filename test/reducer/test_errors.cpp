@@ -241,7 +241,7 @@ BOOST_AUTO_TEST_CASE(remote_failure_rank_and_text_direct) { remote_failure_carri
 BOOST_AUTO_TEST_CASE(remote_failure_rank_and_text_tree) { remote_failure_carries_rank_and_text<exchange::tree<>>(); }
 BOOST_AUTO_TEST_CASE(remote_failure_rank_and_text_one_sided)
 {
-    remote_failure_carries_rank_and_text<exchange::one_sided>();
+    remote_failure_carries_rank_and_text<rma::one_sided>();
 }
 BOOST_AUTO_TEST_CASE(remote_failure_rank_and_text_scheduled)
 {

@@ -116,7 +116,7 @@ BOOST_AUTO_TEST_CASE(counters_report_messages)
     dr.reduce(local, 0);
     const auto direct_total = mpi::all_reduce(w, dr.last_counters().messages, std::plus<std::uint64_t>());
     // Buffering can only merge messages: at least one per target, at most the unbuffered count.
-    BOOST_CHECK_LE(direct_total, layout::direct_messages(l) + layout::broadcast_messages(w.size()));
+    BOOST_CHECK_LE(direct_total, model::direct_messages(l) + model::broadcast_messages(w.size()));
     BOOST_CHECK(w.size() == 1 ? direct_total == 0 : direct_total >= 1);
     const auto bytes = mpi::all_reduce(w, dr.last_counters().bytes, std::plus<std::uint64_t>());
     BOOST_CHECK_EQUAL(bytes % sizeof(double), 0u);

@@ -374,7 +374,7 @@ void pipelined_ring_allreduce(comm_view comm, std::span<T> data, Op op, std::siz
         const int left = (me + p - 1) % p;
         std::vector<T> incoming(n / static_cast<std::size_t>(p) + 1);
         auto chunk = [&](int i) { return detail::ring_chunk(n, p, i); };
-        net::transfers t(comm);
+        detail::transfers t(comm);
         // sent[s]: the transfers that read chunk (me - s), which the allgather later overwrites.
         std::vector<std::pair<std::size_t, std::size_t>> sent;
         auto send_chunk_piece = [&](std::size_t sb, std::size_t se) { t.send(right, data.data() + sb, se - sb, c); };
@@ -439,7 +439,7 @@ void pipelined_butterfly_allreduce(comm_view comm, std::span<T> data, Op op, std
         std::vector<T> incoming(n);
         const int v = detail::fold_extra_ranks(comm, data, incoming, op, c, me, r);
         if (v >= 0 && q > 1) {
-            net::transfers t(comm);
+            detail::transfers t(comm);
             auto partner = [&](int d) { return detail::participant_rank(v ^ d, r); };
             std::vector<std::size_t> sends; // this round's send of each piece
             detail::for_segments(0, n, segment, [&](std::size_t b, std::size_t e) {

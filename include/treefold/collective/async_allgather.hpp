@@ -158,7 +158,7 @@ private:
     std::vector<std::size_t> recv_of_; // direct: the receive of each rank's block
     std::size_t round_recv_ = 0;       // bruck: the receive of the current round
     int have_ = 0;                     // bruck: slots [0, have_) are here
-    net::transfers transfers_;         // last: completes before the buffers go
+    detail::transfers transfers_;         // last: completes before the buffers go
 };
 
 } // namespace treefold::collective

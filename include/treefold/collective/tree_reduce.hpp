@@ -119,7 +119,7 @@ std::optional<failure> fold_subtree(const boost::mpi::communicator& pc, std::spa
             f = failure::op_threw(me, own_error);
         }
     };
-    net::walk_subtree(children, me, Shape::fold_from_right, failed, take, combine);
+    detail::walk_subtree(children, me, Shape::fold_from_right, failed, take, combine);
     const int parent = Shape::parent(me, p);
     if (parent >= 0) {
         net::send_values_or_failure(pc, parent, acc.data(), n, failed, count);

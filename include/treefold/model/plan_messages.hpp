@@ -14,23 +14,23 @@
 #include <optional>
 #include <vector>
 
-namespace treefold::layout {
+namespace treefold::model {
 
 /// Messages rank `rank` sends in one call of the direct exchange: its schedule's
 /// (plan::direct, the one the exchange runs). O(log N) per rank.
-std::uint64_t direct_rank_messages(const block_layout& layout, int rank, plan::direct_buffering rules = {});
+std::uint64_t direct_rank_messages(const layout::block_layout& layout, int rank, plan::direct_buffering rules = {});
 
 /// Reports of empty blocks to the finisher under the direct and one-sided exchanges: one
 /// per empty block (none when N = 0).
-std::uint64_t empty_block_reports(const block_layout& layout);
+std::uint64_t empty_block_reports(const layout::block_layout& layout);
 
 /// Messages of the direct exchange summed over all ranks (with buffering): O(p log N).
-std::uint64_t direct_exchange_messages(const block_layout& layout, plan::direct_buffering rules = {});
+std::uint64_t direct_exchange_messages(const layout::block_layout& layout, plan::direct_buffering rules = {});
 
 /// Messages of the tree exchange (any shape) summed over ranks: every position but the
 /// shape's root sends its subtree's frontier once, empty ranks included (they send an empty
 /// frontier, so the shape never changes with the layout): p - 1.
-std::uint64_t tree_exchange_messages(const block_layout& layout);
+std::uint64_t tree_exchange_messages(const layout::block_layout& layout);
 
 /// Messages of the reducer's binomial broadcast of the root after the exchange in
 /// all_reduce: every rank but the finisher receives once, p - 1.
@@ -43,21 +43,21 @@ struct call_messages {
     std::uint64_t all_reduce = 0; ///< exchange plus broadcast: what all_reduce() and reduce() send
 };
 
-/// Counts for the direct exchange (`unbuffered` is layout::direct_messages plus the empty
+/// Counts for the direct exchange (`unbuffered` is model::direct_messages plus the empty
 /// blocks' reports).
-call_messages direct_call_messages(const block_layout& layout, plan::direct_buffering rules = {});
+call_messages direct_call_messages(const layout::block_layout& layout, plan::direct_buffering rules = {});
 
 /// Counts for the tree exchange (it has no buffer, so `unbuffered` equals `reduce`).
-call_messages tree_call_messages(const block_layout& layout);
+call_messages tree_call_messages(const layout::block_layout& layout);
 
 /// Counts for the one-sided exchange: the direct exchange's routes with no send buffer, each
 /// outbound root one queue message (so `reduce` equals `unbuffered`), one report per empty
 /// block, plus the broadcast.
-call_messages one_sided_call_messages(const block_layout& layout);
+call_messages one_sided_call_messages(const layout::block_layout& layout);
 
 /// The bound (p - 1) * (log2((N - 1) / p) + 1) on the direct exchange's messages. Empty
 /// when N - 1 < p: the logarithm is then negative and the formula no longer bounds anything
 /// (even the tree needs p - 1 messages).
-std::optional<double> message_bound(index_t n, int p);
+std::optional<double> message_bound(index_tree::index_t n, int p);
 
-} // namespace treefold::layout
+} // namespace treefold::model

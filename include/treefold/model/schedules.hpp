@@ -10,7 +10,7 @@
 
 #include <cstdint>
 
-namespace treefold::exchange::schedules {
+namespace treefold::model::schedules {
 
 /// The parameters the generators below plan with: the thesis's α_p and α_r, and receive conflicts
 /// charged — a rank takes its messages one at a time, and without that charge the model
@@ -58,4 +58,4 @@ inline model::size_params run_size_params()
     m.rendezvous_beta = 4e-5;
     return m;
 }
-} // namespace treefold::exchange::schedules
+} // namespace treefold::model::schedules

@@ -1,7 +1,7 @@
 #pragma once
 /// The one-sided exchange: the direct exchange's schedule (one node value per message) run by
 /// the one executor, its messages through each receiver's one-sided many-to-one queue
-/// (rma::mpsc_queue) instead of point-to-point messages, so a rank needs one receive queue
+/// (mpsc_queue) instead of point-to-point messages, so a rank needs one receive queue
 /// of constant size whatever p is.
 ///
 /// A message's key is (call number << 9 | failed << 8 | level of its first node), or the
@@ -28,7 +28,7 @@
 #include <type_traits>
 #include <vector>
 
-namespace treefold::exchange {
+namespace treefold::rma {
 
 /// Exchange policy: the direct exchange's messages through one-sided queues (see file
 /// comment). Only for trivially copyable T (the queue carries raw bytes).
@@ -44,7 +44,7 @@ struct one_sided {
     {
         treefold::plan::rank_schedule s = treefold::plan::direct(layout, rank, {1, 0});
         s.exchange = name;
-        s.header_bytes = rma::mpsc_queue::header_bytes; // the queue's header on every message
+        s.header_bytes = mpsc_queue::header_bytes; // the queue's header on every message
         return s;
     }
 
@@ -58,7 +58,7 @@ struct one_sided {
         explicit channel(const boost::mpi::communicator& comm) : queue_(comm, queue_slots, slot_bytes()) {}
 
         /// The queue (for its counters and memory figure).
-        const rma::mpsc_queue& queue() const { return queue_; }
+        const mpsc_queue& queue() const { return queue_; }
 
         /// Starts a call: this schedule and these counters until the next begin().
         void begin(const treefold::plan::rank_schedule& s, net::counters& count)
@@ -118,7 +118,7 @@ struct one_sided {
 
     private:
         /// One node value per slot; a failure record (rare) spans several slots.
-        static std::size_t slot_bytes() { return (rma::mpsc_queue::header_bytes + sizeof(T) + 7) / 8 * 8; }
+        static std::size_t slot_bytes() { return (mpsc_queue::header_bytes + sizeof(T) + 7) / 8 * 8; }
 
         /// The level a message's key carries: its first node's, or the report level.
         unsigned level_of(const treefold::plan::message& m) const
@@ -132,7 +132,7 @@ struct one_sided {
             const std::uint64_t key = call_ << 9 | std::uint64_t{failed} << 8 | level_of(m);
             queue_.push(m.peer, key, std::span<const std::byte>(p, bytes), [this] { service(); });
             ++count_->messages;
-            count_->bytes += bytes + rma::mpsc_queue::header_bytes;
+            count_->bytes += bytes + mpsc_queue::header_bytes;
         }
 
         /// Moves everything that has arrived into the pending list.
@@ -152,7 +152,7 @@ struct one_sided {
             std::vector<std::byte> bytes;
         };
 
-        rma::mpsc_queue queue_;
+        mpsc_queue queue_;
         const treefold::plan::rank_schedule* s_ = nullptr;
         net::counters* count_ = nullptr;
         std::uint64_t call_ = 0;
@@ -163,18 +163,18 @@ struct one_sided {
     /// The executor of this rank's schedule with the queue channel (the contract of the
     /// reducer's plans).
     template <class T>
-    class plan : public executor<T, channel<T>> {
+    class plan : public exchange::executor<T, channel<T>> {
     public:
         /// Makes the schedule and creates the queue's MPI window: collective over `comm` (so
         /// is the plan's destruction).
         plan(const boost::mpi::communicator& comm, const layout::block_layout& layout)
-            : executor<T, channel<T>>(comm, schedule(layout, comm.rank()))
+            : exchange::executor<T, channel<T>>(comm, schedule(layout, comm.rank()))
         {
         }
 
         /// The queue (for its counters and memory figure).
-        const rma::mpsc_queue& queue() const { return this->channel().queue(); }
+        const mpsc_queue& queue() const { return this->channel().queue(); }
     };
 };
 
-} // namespace treefold::exchange
+} // namespace treefold::rma

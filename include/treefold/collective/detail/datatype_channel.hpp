@@ -2,7 +2,7 @@
 /// Buffers of `count` elements of an MPI datatype (derived types with holes included) as
 /// net/'s channels move them: the transport of the MPI_Reduce-signature C entry points. Raw
 /// MPI, since Boost.MPI has no form for an arbitrary MPI_Datatype; failures in the framing of
-/// net/transport.hpp. MPI errors are thrown as net::mpi_error.
+/// net/transport.hpp. MPI errors are thrown as detail::mpi_error.
 
 #include "treefold/config.hpp"
 #include "treefold/error.hpp"
@@ -13,7 +13,7 @@
 #include <cstddef>
 #include <optional>
 
-namespace treefold::net {
+namespace treefold::collective::detail {
 
 /// An MPI error code inside a call (the C entry points return it).
 struct mpi_error {
@@ -46,7 +46,7 @@ struct datatype_channel {
     MPI_Comm pc;
     MPI_Datatype datatype;
     const datatype_layout& t;
-    counters& sent;
+    net::counters& sent;
     void* buffer = nullptr;
 
     std::optional<failure> recv(int source);
@@ -62,4 +62,4 @@ private:
     std::optional<failure> after(const MPI_Status& status, int source) const;
 };
 
-} // namespace treefold::net
+} // namespace treefold::collective::detail

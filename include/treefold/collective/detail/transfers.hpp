@@ -22,7 +22,7 @@
 #include <type_traits>
 #include <vector>
 
-namespace treefold::net {
+namespace treefold::collective::detail {
 
 /// A set of started sends and receives, each known by the index its start returned. The
 /// destructor completes whatever is still outstanding, so no buffer is left in MPI's hands.
@@ -38,11 +38,11 @@ public:
     /// Starts sending values[0, n) to `dest`; `values` must stay unchanged until the send is
     /// waited for. Counted as one message of n values.
     template <class T>
-    std::size_t send(int dest, const T* values, std::size_t n, counters& count)
+    std::size_t send(int dest, const T* values, std::size_t n, net::counters& count)
     {
         static_assert(std::is_trivially_copyable_v<T>, "treefold: transfers carry raw values");
         MPI_Request r = MPI_REQUEST_NULL;
-        check(MPI_Isend(values, bytes_of<T>(n), MPI_BYTE, dest, tag::ring, comm_, &r), "MPI_Isend");
+        check(MPI_Isend(values, bytes_of<T>(n), MPI_BYTE, dest, net::tag::ring, comm_, &r), "MPI_Isend");
         ++count.messages;
         count.bytes += n * sizeof(T);
         return keep(r);
@@ -54,7 +54,7 @@ public:
     {
         static_assert(std::is_trivially_copyable_v<T>, "treefold: transfers carry raw values");
         MPI_Request r = MPI_REQUEST_NULL;
-        check(MPI_Irecv(out, bytes_of<T>(n), MPI_BYTE, source, tag::ring, comm_, &r), "MPI_Irecv");
+        check(MPI_Irecv(out, bytes_of<T>(n), MPI_BYTE, source, net::tag::ring, comm_, &r), "MPI_Irecv");
         return keep(r);
     }
 
@@ -119,4 +119,4 @@ private:
     std::vector<MPI_Request> requests_;
 };
 
-} // namespace treefold::net
+} // namespace treefold::collective::detail

@@ -15,7 +15,7 @@
 #include <optional>
 #include <span>
 
-namespace treefold::net {
+namespace treefold::collective::detail {
 
 /// One position's part of a rank-ordered tree reduction: its pieces (the children whose
 /// subtrees precede it, itself, the children after it) in position order, or in reverse when
@@ -47,4 +47,4 @@ void walk_subtree(std::span<const topology::tree_child> children, int me, bool f
     }
 }
 
-} // namespace treefold::net
+} // namespace treefold::collective::detail
