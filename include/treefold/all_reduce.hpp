@@ -33,7 +33,7 @@ namespace detail {
 template <class T>
 struct one_call_plan final : net::cached_plan {
     one_call_plan(const boost::mpi::communicator& comm, layout::block_layout layout) : core(comm, std::move(layout)) {}
-    reduction_core<T, exchange::automatic> core;
+    reduction_core<T, exchange::automatic, exchange::native> core;
 };
 
 /// The one-call reduction to every rank (no root) or to `root` (nullopt elsewhere).

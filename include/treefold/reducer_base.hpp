@@ -9,6 +9,7 @@
 #include "treefold/config.hpp"
 #include "treefold/detail/reduction_core.hpp"
 #include "treefold/detail/special_results.hpp"
+#include "treefold/exchange/native.hpp"
 #include "treefold/layout/block_layout.hpp"
 #include "treefold/request.hpp"
 
@@ -99,7 +100,8 @@ protected:
         return request<T, R>(core_.template start<Kernel>(local, values, op, root), settle);
     }
 
-    detail::reduction_core<T, Exchange> core_; ///< the private communicator, the layout, the plan
+    /// The private communicator, the layout, the plan; nonblocking calls on the native exchange.
+    detail::reduction_core<T, Exchange, exchange::native> core_;
 };
 
 } // namespace treefold

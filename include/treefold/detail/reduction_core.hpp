@@ -8,7 +8,6 @@
 #include "treefold/layouts.hpp"
 #include "treefold/comm_view.hpp"
 #include "treefold/error.hpp"
-#include "treefold/exchange/native.hpp"
 #include "treefold/detail/exchange/outcome.hpp"
 #include "treefold/layout/block_layout.hpp"
 #include "treefold/detail/net/agreement.hpp"
@@ -37,10 +36,13 @@ namespace treefold::detail {
 
 /// One reduction of elements of type T along `Exchange` (see treefold::reducer for the
 /// contract). `width` values of the caller's span make one element (row_reducer's rows).
-template <class T, class Exchange>
+/// Nonblocking calls run on `Nonblocking`'s plan (start / test / finish for trivially
+/// copyable T): the front doors pass exchange::native, so the funnel names no exchange.
+template <class T, class Exchange, class Nonblocking>
 class reduction_core : private pending_call<T> {
 public:
     using plan_type = typename Exchange::template plan<T>;
+    using nonblocking_type = typename Nonblocking::template plan<T>;
 
     /// Collective: duplicates `comm`, checks that every rank holds the same layout (and a
     /// positive width), then plans the exchange.
@@ -239,11 +241,11 @@ private:
     /// made on the first nonblocking call (collective, like the call).
     auto& nonblocking_plan()
     {
-        if constexpr (std::is_same_v<plan_type, exchange::native_plan<T>>) {
+        if constexpr (std::is_same_v<plan_type, nonblocking_type>) {
             return plan_;
         } else {
             if (!nonblocking_plan_) {
-                nonblocking_plan_ = std::make_unique<exchange::native::plan<T>>(comm_, layout_);
+                nonblocking_plan_ = std::make_unique<nonblocking_type>(comm_, layout_);
             }
             return *nonblocking_plan_;
         }
@@ -315,7 +317,7 @@ private:
     std::exception_ptr own_error_;
     std::uint32_t calls_ = 0; // calls made: the number in the tags of this call's messages (net/tags.hpp)
     // Nonblocking calls.
-    std::unique_ptr<exchange::native::plan<T>> nonblocking_plan_; // a tree plan, never made, for serialised T
+    std::unique_ptr<nonblocking_type> nonblocking_plan_; // never made for serialised T
     /// A nonblocking call has started and not finished; a moved-from core has none (its
     /// destructor must not complete the call the new owner holds).
     struct flight_flag {

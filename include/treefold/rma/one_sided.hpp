@@ -89,7 +89,9 @@ struct one_sided {
                         if (p.bytes.size() != std::size_t{m.count} * sizeof(T)) {
                             net::unexpected_size();
                         }
-                        std::memcpy(static_cast<void*>(into), p.bytes.data(), p.bytes.size());
+                        if (!p.bytes.empty()) { // an empty rank's report carries nothing
+                            std::memcpy(static_cast<void*>(into), p.bytes.data(), p.bytes.size());
+                        }
                     }
                     pending_.erase(pending_.begin() + static_cast<std::ptrdiff_t>(i));
                     return remote;
