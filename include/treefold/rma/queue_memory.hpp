@@ -1,5 +1,5 @@
 #pragma once
-/// Memory per process of a many-to-one receive queue against per-peer buffers, and the peer
+/// The rma component's cost model: memory per process of a many-to-one receive queue against per-peer buffers, and the peer
 /// counts after which one shared queue saves memory: the thesis's Eq. 6.1 and 6.2
 /// (seed 003, §6.4.3). A shared queue (mpsc_queue, locked_queue) costs a constant buffer; a
 /// per-peer scheme (Cray MPI's smsg, Open MPI's per-peer eager buffers) costs a fixed amount
@@ -12,7 +12,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace treefold::model {
+namespace treefold::rma {
 
 /// Window bytes of one rank's double-buffered queue: `header` bytes of counters, then two
 /// halves of `slots_per_half` slots of `slot_bytes` (mpsc_queue::window_bytes()).
@@ -75,4 +75,4 @@ inline double first_saving_per_node(double buffer_bytes, double usage_per_node, 
     return std::floor(buffer_bytes / usage_per_node) * per_node + 1.0;
 }
 
-} // namespace treefold::model
+} // namespace treefold::rma

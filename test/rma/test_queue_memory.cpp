@@ -3,13 +3,13 @@
 #include <boost/test/unit_test.hpp>
 
 #include "support/mpi_test.hpp"
-#include "treefold/model/queue_memory.hpp"
 #include "treefold/rma/locked_queue.hpp"
 #include "treefold/rma/mpsc_queue.hpp"
+#include "treefold/rma/queue_memory.hpp"
 
 #include <stdexcept>
 
-using namespace treefold::model;
+using namespace treefold::rma;
 
 BOOST_AUTO_TEST_CASE(buffer_is_counters_plus_two_halves)
 {
