@@ -1,9 +1,9 @@
-// The DSOP LogGP model's predictions (model/dsop_cost.hpp) for every algorithm, as CSV: the
+// The DSOP LogGP model's predictions (dsop/cost.hpp) for every algorithm, as CSV: the
 // parts in ms and the predicted speedup over allreduce. No MPI; the parameters are given, not
 // fitted (see doc/performance.md for the sets used there).
 //   dsop_model --procs 2,16,48 --sizes 1000,8000 --L 5e-6 --o 1e-6 --G 8e-10 --t-add 2.5e-10 --t-mul 2.5e-10
 #include "bench_util.hpp"
-#include "treefold/model/dsop_cost.hpp"
+#include "treefold/dsop/cost.hpp"
 
 #include <boost/program_options.hpp>
 
@@ -36,12 +36,12 @@ int main(int argc, char** argv)
         std::cerr << desc;
         return 2;
     }
-    constexpr model::dsop_model all[] = {
-        model::dsop_model::allreduce,          model::dsop_model::allreduce_ring,
-        model::dsop_model::allreduce_ring_pipelined, model::dsop_model::butterfly,
-        model::dsop_model::butterfly_pipelined, model::dsop_model::allgather,
-        model::dsop_model::allgather_async,    model::dsop_model::bruck_async,
-        model::dsop_model::generalized_rabenseifner, model::dsop_model::generalized_rabenseifner_pipelined};
+    constexpr dsop::dsop_model all[] = {
+        dsop::dsop_model::allreduce,          dsop::dsop_model::allreduce_ring,
+        dsop::dsop_model::allreduce_ring_pipelined, dsop::dsop_model::butterfly,
+        dsop::dsop_model::butterfly_pipelined, dsop::dsop_model::allgather,
+        dsop::dsop_model::allgather_async,    dsop::dsop_model::bruck_async,
+        dsop::dsop_model::generalized_rabenseifner, dsop::dsop_model::generalized_rabenseifner_pipelined};
     constexpr const char* names[] = {"allreduce",          "allreduce_ring",
                                      "allreduce_ring_pipelined", "butterfly",
                                      "butterfly_pipelined", "allgather",
@@ -52,9 +52,9 @@ int main(int argc, char** argv)
         const int p = std::stoi(pt);
         for (const auto& nt : perf::split_list(sizes_text)) {
             const double n = std::stod(nt);
-            const double base = model::predict_dsop(model::dsop_model::allreduce, n, n, p, m).total();
+            const double base = dsop::predict_dsop(dsop::dsop_model::allreduce, n, n, p, m).total();
             for (std::size_t i = 0; i < std::size(all); ++i) {
-                const auto c = model::predict_dsop(all[i], n, n, p, m);
+                const auto c = dsop::predict_dsop(all[i], n, n, p, m);
                 std::printf("%d,%.0f,%s,%.3f,%.3f,%.3f,%.3f,%.2f\n", p, n, names[i], c.communication * 1e3,
                             (c.additions + c.multiplications) * 1e3, c.overlapped * 1e3, c.total() * 1e3,
                             base / c.total());

@@ -24,7 +24,7 @@
 #include "treefold/config.hpp"
 #include "treefold/layout/block_layout.hpp"
 #include "treefold/plan/schedule.hpp"
-#include "treefold/model/dsop_cost.hpp"
+#include "treefold/model/loggp.hpp"
 #include "treefold/model/pipelining.hpp"
 #include "treefold/model/size_model.hpp"
 #include "treefold/topology/schedule.hpp"
@@ -134,7 +134,7 @@ private:
     params m_;
 };
 
-/// LogGP (the DSOP model's parameters, model/dsop_cost.hpp; its t_add, t_mul and bytes are
+/// LogGP (model/loggp.hpp, the parameters the DSOP model reads too; its t_add, t_mul and bytes are
 /// not used here): half of o on each side, L + b·G in flight, so one message costs o + L + b·G.
 class loggp_network final : public network {
 public:

@@ -1,11 +1,12 @@
-// The DSOP document's LogGP cost model (model/dsop_cost.hpp): each term against hand-counted
+// The DSOP document's LogGP cost model (dsop/cost.hpp): each term against hand-counted
 // messages, bytes and operations (one process, no communication).
 #include <boost/test/unit_test.hpp>
 
-#include "treefold/model/dsop_cost.hpp"
+#include "treefold/dsop/cost.hpp"
 
 namespace model = treefold::model;
-using model::dsop_model;
+namespace dsop = treefold::dsop;
+using dsop::dsop_model;
 
 namespace {
 
@@ -22,7 +23,7 @@ constexpr dsop_model all_models[] = {dsop_model::allgather,
 
 double comm(dsop_model a, double n, int p, const model::loggp& m, double segment = 131072)
 {
-    return model::predict_dsop(a, n, n, p, m, segment).communication;
+    return dsop::predict_dsop(a, n, n, p, m, segment).communication;
 }
 
 } // namespace
@@ -56,7 +57,7 @@ BOOST_AUTO_TEST_CASE(operations_per_rank)
 {
     const model::loggp add{0.0, 0.0, 0.0, 1.0, 0.0, 8};
     const model::loggp mul{0.0, 0.0, 0.0, 0.0, 1.0, 8};
-    auto ops = [](dsop_model a, const model::loggp& m) { return model::predict_dsop(a, 8, 8, 4, m).total(); };
+    auto ops = [](dsop_model a, const model::loggp& m) { return dsop::predict_dsop(a, 8, 8, 4, m).total(); };
     // ... and computes more: all p products on every rank.
     BOOST_CHECK_EQUAL(ops(dsop_model::allgather, add), 3.0 * 64);
     BOOST_CHECK_EQUAL(ops(dsop_model::allgather, mul), 4.0 * 64);
@@ -68,7 +69,7 @@ BOOST_AUTO_TEST_CASE(operations_per_rank)
     // One process: the local product only, for every algorithm.
     const model::loggp all{1.0, 1.0, 1.0, 1.0, 1.0, 8};
     for (const auto a : all_models) {
-        BOOST_CHECK_EQUAL(model::predict_dsop(a, 5, 7, 1, all).total(), 35.0);
+        BOOST_CHECK_EQUAL(dsop::predict_dsop(a, 5, 7, 1, all).total(), 35.0);
     }
 }
 
@@ -95,14 +96,14 @@ BOOST_AUTO_TEST_CASE(pipelines_hide_all_but_the_last_piece_of_each_step)
 {
     // Communication dwarfs arithmetic; N = M = 8, p = 4: ring chunks of 16 in pieces of 4.
     const model::loggp m{1e9, 0.0, 0.0, 1.0, 0.0, 8};
-    const auto ring = model::predict_dsop(dsop_model::allreduce_ring_pipelined, 8, 8, 4, m, 131072, 4);
+    const auto ring = dsop::predict_dsop(dsop_model::allreduce_ring_pipelined, 8, 8, 4, m, 131072, 4);
     BOOST_CHECK_EQUAL(ring.additions, 3.0 * 16);
     BOOST_CHECK_EQUAL(ring.overlapped, 3.0 * (16 - 4));
-    const auto fly = model::predict_dsop(dsop_model::butterfly_pipelined, 8, 8, 4, m, 131072, 4);
+    const auto fly = dsop::predict_dsop(dsop_model::butterfly_pipelined, 8, 8, 4, m, 131072, 4);
     BOOST_CHECK_EQUAL(fly.overlapped, 2.0 * (64 - 4));
     // With no communication nothing can hide behind it.
     const model::loggp local{0.0, 0.0, 0.0, 1.0, 1.0, 8};
-    BOOST_CHECK_EQUAL(model::predict_dsop(dsop_model::allreduce_ring_pipelined, 8, 8, 4, local, 131072, 4).overlapped, 0.0);
+    BOOST_CHECK_EQUAL(dsop::predict_dsop(dsop_model::allreduce_ring_pipelined, 8, 8, 4, local, 131072, 4).overlapped, 0.0);
 }
 
 BOOST_AUTO_TEST_CASE(rank_order_gathers_hide_nothing_on_their_slowest_rank)
@@ -115,7 +116,7 @@ BOOST_AUTO_TEST_CASE(rank_order_gathers_hide_nothing_on_their_slowest_rank)
     for (int p = 2; p <= 16; ++p) {
         for (const auto a :
              {dsop_model::allgather_async, dsop_model::bruck_async, dsop_model::generalized_rabenseifner_pipelined}) {
-            const auto c = model::predict_dsop(a, 40, 40, p, m);
+            const auto c = dsop::predict_dsop(a, 40, 40, p, m);
             BOOST_CHECK_SMALL(c.overlapped, 1e-9 * c.total());
             BOOST_CHECK_GT(c.communication, 0.0);
         }

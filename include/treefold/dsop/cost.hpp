@@ -1,5 +1,6 @@
 #pragma once
-/// The DSOP document's cost model of its sum-of-outer-products algorithms (no MPI).
+/// The dsop component's cost model: the DSOP document's model of its sum-of-outer-products
+/// algorithms (no MPI).
 ///
 /// Communication in LogGP terms: a message of b bytes costs o + L + b·G (overhead, latency,
 /// gap per byte; the model takes g < o, so g drops out). Local work is counted in
@@ -15,6 +16,7 @@
 /// what treefold's implementations do (see each enumerator).
 
 #include "treefold/config.hpp"
+#include "treefold/model/loggp.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -24,17 +26,7 @@
 #include <utility>
 #include <vector>
 
-namespace treefold::model {
-
-/// LogGP parameters and the local arithmetic rates, all in seconds.
-struct loggp {
-    double L = 0;     ///< latency of one message
-    double o = 0;     ///< send plus receive overhead of one message
-    double G = 0;     ///< gap per byte (inverse bandwidth)
-    double t_add = 0; ///< one floating-point addition
-    double t_mul = 0; ///< one floating-point multiplication
-    double bytes = 8; ///< bytes per matrix or vector element
-};
+namespace treefold::dsop {
 
 /// A prediction split into its three parts (seconds).
 struct dsop_cost {
@@ -76,13 +68,13 @@ enum class dsop_model {
 namespace detail {
 
 /// Cost of `steps` messages of `elements` elements each, one after the other.
-inline double dsop_messages(const loggp& m, double steps, double elements)
+inline double dsop_messages(const model::loggp& m, double steps, double elements)
 {
     return steps * (m.o + m.L + elements * m.bytes * m.G);
 }
 
 /// The ⌈log2 p⌉ rounds of Bruck's allgather: round j ends at ends[j] (pairs of `elements`).
-inline std::vector<double> bruck_round_ends(const loggp& m, int p, double elements)
+inline std::vector<double> bruck_round_ends(const model::loggp& m, int p, double elements)
 {
     std::vector<double> ends;
     double t = 0;
@@ -94,7 +86,7 @@ inline std::vector<double> bruck_round_ends(const loggp& m, int p, double elemen
 }
 
 /// When the pair of rank r lands on rank me (0 for its own).
-inline double arrival(dsop_model alg, const loggp& m, int p, int me, int r, double elements,
+inline double arrival(dsop_model alg, const model::loggp& m, int p, int me, int r, double elements,
                       const std::vector<double>& bruck_ends)
 {
     if (r == me) {
@@ -111,7 +103,7 @@ inline double arrival(dsop_model alg, const loggp& m, int p, int me, int r, doub
 /// The gather-based overlapped variants: every rank sums the p pairs in rank order, each once
 /// it has landed, at `work` seconds per pair. Returns {the exchange's time (the last landing
 /// on any rank), the slowest rank's finishing time}.
-inline std::pair<double, double> gathered_in_rank_order(dsop_model alg, const loggp& m, int p, double elements,
+inline std::pair<double, double> gathered_in_rank_order(dsop_model alg, const model::loggp& m, int p, double elements,
                                                         double work)
 {
     const std::vector<double> ends = alg == dsop_model::bruck_async ? bruck_round_ends(m, p, elements)
@@ -136,7 +128,7 @@ inline std::pair<double, double> gathered_in_rank_order(dsop_model alg, const lo
 /// segments: 2^17 doubles); `piece` the pipelined variants' s (treefold's
 /// collective::pipeline_segment, 2^15 elements). p = 1 leaves only the local products.
 /// The gather-based overlapped variants simulate every rank, O(p²) steps.
-inline dsop_cost predict_dsop(dsop_model alg, double n, double m_cols, int p, const loggp& m,
+inline dsop_cost predict_dsop(dsop_model alg, double n, double m_cols, int p, const model::loggp& m,
                               double segment = 131072, double piece = 32768)
 {
     const double nm = n * m_cols;
@@ -220,4 +212,4 @@ inline dsop_cost predict_dsop(dsop_model alg, double n, double m_cols, int p, co
     return c;
 }
 
-} // namespace treefold::model
+} // namespace treefold::dsop
