@@ -57,6 +57,11 @@ run "by hand, rank 0" env "${fake[@]}" "$rank_var=0" "${program[@]}"
 refused "the $other launcher's variables (rank 0)" "$want" 1
 run "by hand, rank 1" env "${fake[@]}" "$rank_var=1" "${program[@]}"
 refused "the $other launcher's variables (rank 1)" "$want" "$every_rank"
+if [[ $every_rank -eq 1 ]]; then
+  # One process from the other launcher is a job that runs as it should (p = 1 either way).
+  run "one process" env "${fake[@]}" "$rank_var=0" "${fake[-1]%=*}=1" "${program[@]}"
+  [[ $rc -eq 0 ]] && pass || fail "a one-process job of the $other launcher was refused: status $rc: $out"
+fi
 run "check off" env "${fake[@]}" "$rank_var=0" TREEFOLD_LAUNCHER_CHECK=0 "${program[@]}"
 [[ $rc -eq 0 ]] && pass || fail "TREEFOLD_LAUNCHER_CHECK=0 did not let it run: status $rc: $out"
 

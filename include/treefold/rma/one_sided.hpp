@@ -102,12 +102,9 @@ struct one_sided {
         }
 
         /// Prepares send k from `values` (may throw while encoding; nothing has left then).
-        void stage(std::size_t /*k*/, std::span<const T> values)
-        {
-            const auto bytes = std::as_bytes(values);
-            staged_.assign(bytes.begin(), bytes.end());
-        }
-        /// Sends what stage(k) prepared.
+        void stage(std::size_t /*k*/, std::span<const T> values) { staged_ = std::as_bytes(values); }
+        /// Sends what stage(k) prepared (the executor sends right after staging, while the
+        /// values are still where stage() saw them; the push copies them into the window).
         void send(std::size_t k) { put(s_->sends[k], false, staged_.data(), staged_.size()); }
         /// Sends the failure `f` in place of send k.
         void send_failure(std::size_t k, const failure& f)
@@ -159,7 +156,7 @@ struct one_sided {
         net::counters* count_ = nullptr;
         std::uint64_t call_ = 0;
         std::vector<piece> pending_;
-        std::vector<std::byte> staged_;
+        std::span<const std::byte> staged_;
     };
 
     /// The executor of this rank's schedule with the queue channel (the contract of the
