@@ -51,6 +51,16 @@ get_target_property(TREEFOLD_XSIMD_INCLUDE xsimd INTERFACE_INCLUDE_DIRECTORIES)
 # environment it needs (treefold_mpi_launcher, cmake/TreefoldTesting.cmake), written into the
 # build folder as treefold-mpi.txt for the scripts (scripts/common.sh) and for checks that
 # start another build's programs (test/mpi/check_mpi_bits.sh): one line each, KEY=value.
+# Under MPICH, every launch from the harness preloads test/support/oversubscribed_wait.cpp,
+# which lets a waiting rank sleep when the job has more ranks than CPUs (ch4:ucx ranks spin
+# and never yield; Open MPI's runs say --mca mpi_yield_when_idle 1 instead).
+if(NOT TREEFOLD_MPI_IMPLEMENTATION STREQUAL "Open MPI" AND CMAKE_SYSTEM_NAME STREQUAL "Linux")
+  add_library(treefold_oversubscribed_wait MODULE test/support/oversubscribed_wait.cpp)
+  target_link_libraries(treefold_oversubscribed_wait PRIVATE ${CMAKE_DL_LIBS})
+  set_target_properties(treefold_oversubscribed_wait PROPERTIES
+                        LIBRARY_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/harness PREFIX "" OUTPUT_NAME oversubscribed_wait)
+  set(TREEFOLD_MPI_WAIT_PRELOAD ${PROJECT_BINARY_DIR}/harness/oversubscribed_wait.so)
+endif()
 include(TreefoldTesting)
 treefold_mpi_launcher(_treefold_launcher _treefold_launcher_environment)
 list(JOIN _treefold_launcher " " _treefold_launcher)

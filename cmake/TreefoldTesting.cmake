@@ -15,6 +15,8 @@
 #   TREEFOLD_MPI_TEST_ARGS         arguments of every run  (default --log_level=warning --report_level=short)
 #   TREEFOLD_MPI_TEST_ENVIRONMENT  VAR=value added to every test
 #   TREEFOLD_MPI_TEST_LIBRARIES    linked into every executable built from SOURCES
+#   TREEFOLD_MPI_WAIT_PRELOAD      a library every launch not by Open MPI preloads (LD_PRELOAD),
+#                                  e.g. one that lets waiting MPICH ranks sleep when oversubscribed
 # Open MPI refuses to run as root unless told; the tests say so (OMPI_ALLOW_RUN_AS_ROOT), as
 # containers commonly run as root. A rank that fails a BOOST_REQUIRE while the others wait
 # ends the job within TREEFOLD_TEST_GRACE seconds (default 5), well inside the timeout.
@@ -71,13 +73,15 @@ endfunction()
 # treefold_mpi_launcher(<launcher> <environment>): for tests that start MPI themselves (scripts,
 # execute_process): <launcher> the command line as a list (mpiexec and the flags above), and
 # <environment> what every MPI run needs in its environment (Open MPI: running as root allowed,
-# oversubscription; nothing for MPICH's hydra, which allows both).
+# oversubscription; for MPICH's hydra, which allows both, TREEFOLD_MPI_WAIT_PRELOAD if set).
 function(treefold_mpi_launcher launcher environment)
   _treefold_mpi_launcher_flags(flags)
   set(${launcher} ${MPIEXEC_EXECUTABLE} ${flags} PARENT_SCOPE)
   set(env "")
   if(TREEFOLD_MPIEXEC_IS_OPEN_MPI)
     set(env "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1")
+  elseif(TREEFOLD_MPI_WAIT_PRELOAD)
+    set(env "LD_PRELOAD=${TREEFOLD_MPI_WAIT_PRELOAD}")
   endif()
   set(${environment} "${env}" PARENT_SCOPE)
 endfunction()
