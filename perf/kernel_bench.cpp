@@ -14,6 +14,7 @@
 #include "baselines.hpp"
 #include "bench_util.hpp"
 #include "treefold/kernel/dispatch.hpp"
+#include "treefold/kernel/simd.hpp"
 
 #include <benchmark/benchmark.h>
 

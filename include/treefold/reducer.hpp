@@ -42,7 +42,8 @@ namespace treefold {
 ///   default, ops::plus, is `a + b` (signed integers wrap), as for row_reducer.
 /// - Kernel: the local kernel computing a node from its elements (kernel::best: the SIMD
 ///   kernel of the best architecture the CPU supports, chosen at run time, for treefold's
-///   operators and those opted in by kernel::allow_simd, the scalar tree for any other;
+///   operators and those opted in by kernel::allow_simd (with kernel/simd_ops.hpp included),
+///   the scalar tree for any other;
 ///   kernel::scalar is the reference).
 /// - Exchange: how frontiers meet across ranks (exchange::automatic, the default, picks the
 ///   fastest here; exchange::native, exchange::direct, exchange::tree<Shape>,

@@ -16,6 +16,8 @@
 #include "treefold/kernel/accurate.hpp"
 #include "treefold/kernel/binned.hpp"
 #include "treefold/kernel/dispatch.hpp"
+#include "treefold/kernel/rows.hpp"
+#include "treefold/kernel/simd_ops.hpp"
 #include "treefold/kernel/dot.hpp"
 #include "treefold/kernel/ops.hpp"
 #include "treefold/kernel/scalar.hpp"

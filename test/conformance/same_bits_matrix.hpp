@@ -37,7 +37,7 @@
 #include "treefold/io/values_file.hpp"
 #include "treefold/kernel/dispatch.hpp"
 #include "treefold/kernel/scalar.hpp"
-#include "treefold/kernel/simd.hpp"
+#include "treefold/kernel/simd_ops.hpp"
 #include "treefold/reducer.hpp"
 
 #include <cmath>

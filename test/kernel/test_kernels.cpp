@@ -11,6 +11,7 @@
 #include "support/oracle.hpp"
 #include "treefold/kernel/dispatch.hpp"
 #include "treefold/kernel/rows.hpp"
+#include "treefold/kernel/simd_ops.hpp"
 
 #include <array>
 #include <cmath>

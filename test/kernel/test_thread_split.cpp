@@ -11,6 +11,7 @@
 #include "treefold/error.hpp"
 #include "treefold/io/values_file.hpp"
 #include "treefold/kernel/dispatch.hpp"
+#include "treefold/kernel/simd.hpp"
 #include "treefold/kernel/threads.hpp"
 #include "treefold/layout/distribution.hpp"
 #include "treefold/exchange/registry.hpp"

@@ -6,28 +6,31 @@
 ///   std::multiplies of the type; double, float, int32, int64): the precompiled kernel of
 ///   the best architecture the running CPU supports (avx512f, avx2, sse2), chosen once per
 ///   process. One libtreefold.a therefore runs on CPUs without AVX-512.
-/// - Rows (std::array<U, K>) under ops::columnwise<built-in>: the precompiled row kernel,
-///   SIMD across the K columns.
-/// - Another operator opted in by kernel::allow_simd (below) and callable on
-///   xsimd::batch<T, Arch>: the header-only simd<Arch> kernel, Arch being the best architecture
-///   the including translation unit is compiled for (xsimd::default_arch: sse2 unless you pass
-///   -mavx2 or -mavx512f).
+/// - Rows (std::array<U, K>) under ops::columnwise: kernel::reduce_rows (kernel/rows.hpp,
+///   which row_reducer.hpp includes): the precompiled row kernel for a built-in operator, SIMD
+///   across the K columns.
+/// - Another operator that may run on xsimd batches (opted in by kernel::allow_simd, below, or
+///   a treefold operator on an element type without a precompiled kernel, such as
+///   std::uint64_t): the header-only simd<Arch> kernel, Arch being the best architecture the
+///   including translation unit is compiled for (xsimd::default_arch: sse2 unless you pass
+///   -mavx2 or -mavx512f). It lives in kernel/simd_ops.hpp, which such a program includes.
 /// - Anything else (any callable not opted in, a generic lambda included): kernel::scalar,
 ///   which calls the operator with T only.
+///
+/// The two header-only paths stay out of this header so that a program on built-in operators
+/// does not compile them; a program that needs one and lacks its header stops at compile time
+/// with a message naming the header.
 
 #include "treefold/config.hpp"
 #include "treefold/kernel/ops.hpp"
-#include "treefold/kernel/rows.hpp"
 #include "treefold/kernel/scalar.hpp"
-#include "treefold/kernel/simd.hpp"
-#include "treefold/detail/kernel/simd_impl.hpp"
+
+#include <xsimd/config/xsimd_arch.hpp>
 
 #include <array>
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
-#include <utility>
-#include <vector>
 
 namespace treefold::kernel {
 
@@ -64,39 +67,28 @@ T builtin_small_node(const T* first, std::uint64_t len);
 template <class T, ops::builtin_kind Kind>
 builtin_fn<T, Kind> builtin_short_kernel() noexcept;
 
-template <class T>
-using row_fn = void (*)(const T*, std::uint64_t, std::size_t, T*, T*);
-
-/// Scratch rows for the row kernels, per thread; grows, never shrinks, so calls allocate
-/// only while the largest node seen so far grows.
-template <class T>
-T* row_scratch(std::uint64_t len, std::size_t k)
-{
-    thread_local std::vector<T> buffer;
-    const std::size_t need = rows<xsimd::sse2>::scratch_size(len, k);
-    if (buffer.size() < need) {
-        buffer.resize(need);
-    }
-    return buffer.data();
-}
-
-/// The precompiled row kernel for (T, Kind) on the best supported architecture.
-template <class T, ops::builtin_kind Kind>
-row_fn<T> builtin_row_kernel() noexcept;
-
-template <class Op, class T, class Arch>
-struct batch_callable_check
-    : std::bool_constant<std::is_invocable_v<Op&, const xsimd::batch<T, Arch>&, const xsimd::batch<T, Arch>&>> {};
-
 /// Element types the SIMD kernels support: those xsimd 8.1 can swizzle on every x86 arch.
 template <class T>
 inline constexpr bool simd_element =
     std::is_same_v<T, double> || std::is_same_v<T, float> || std::is_same_v<T, std::int32_t> ||
     std::is_same_v<T, std::uint32_t> || std::is_same_v<T, std::int64_t> || std::is_same_v<T, std::uint64_t>;
 
-template <class Op, class T, class Arch>
-inline constexpr bool batch_callable =
-    std::conjunction_v<std::bool_constant<simd_element<T>>, allow_simd<Op>, batch_callable_check<Op, T, Arch>>;
+/// Whether `Op` on T takes the header-only SIMD path (kernel/simd_ops.hpp), which calls it on
+/// batches where it is callable on them and on T otherwise.
+template <class Op, class T>
+inline constexpr bool simd_candidate = simd_element<T> && allow_simd<Op>::value;
+
+/// The header-only paths, each defined in the header a program that needs it includes:
+/// row_path<Arch>::reduce (kernel/rows.hpp) and simd_path<Arch>::reduce_node
+/// (kernel/simd_ops.hpp).
+template <class Arch>
+struct row_path;
+template <class Arch>
+struct simd_path;
+
+/// True where `P`'s definition has been seen.
+template <class P>
+concept defined = requires { sizeof(P); };
 
 template <class T>
 struct row_of : std::false_type {};
@@ -114,30 +106,6 @@ struct columnwise_of<ops::columnwise<Inner>> : std::true_type {
 };
 
 } // namespace detail
-
-/// Row kernel: out[c] = the tree over column c of the `len` rows of `k` values at `first`: the
-/// precompiled row kernel for a built-in operator, rows<Arch> for another operator callable
-/// on batches, row_tree with scalar operator calls otherwise.
-template <class Arch, class T, class Op>
-void reduce_rows(const T* first, std::uint64_t len, std::size_t k, Op& op, T* out)
-{
-    using O = std::remove_cv_t<Op>;
-    constexpr ops::builtin_kind kind = ops::builtin_kind_of<O, T>;
-    T* const scratch = detail::row_scratch<T>(len, k);
-    if constexpr (ops::is_builtin_type<T> && kind != ops::builtin_kind::none) {
-        static const detail::row_fn<T> fn = detail::builtin_row_kernel<T, kind>();
-        fn(first, len, k, out, scratch);
-    } else if constexpr (detail::batch_callable<O, T, Arch>) {
-        rows<Arch>::reduce(first, len, k, op, out, scratch);
-    } else {
-        row_tree(len, k, scratch, out, [first, k](std::uint64_t j, T*) { return first + j * k; },
-                 [&op, k](T* left, const T* right) {
-                     for (std::size_t c = 0; c < k; ++c) {
-                         left[c] = op(std::as_const(left[c]), right[c]);
-                     }
-                 });
-    }
-}
 
 /// Dispatching kernel policy (see the file comment); `Arch` is only used for operators
 /// without precompiled kernels.
@@ -178,14 +146,17 @@ struct dispatch {
         } else if constexpr (row_of<T>::value && columnwise_of<O>::value) {
             static_assert(sizeof(T) == sizeof(typename row_of<T>::value_type) * row_of<T>::columns,
                           "rows must be contiguous");
+            static_assert(defined<row_path<Arch>>,
+                          "treefold: rows (std::array) under ops::columnwise need #include <treefold/kernel/rows.hpp> "
+                          "(or <treefold/row_reducer.hpp>)");
             T out;
-            reduce_rows<Arch>(first->data(), len, row_of<T>::columns, op.op, out.data());
+            row_path<Arch>::reduce(first->data(), len, row_of<T>::columns, op.op, out.data());
             return out;
-        } else if constexpr (batch_callable<O, T, Arch>) {
-            if (len < scalar_below) {
-                return small_node<scalar_below - 1>(first, len, op);
-            }
-            return simd<Arch>::reduce_node(first, len, op);
+        } else if constexpr (simd_candidate<O, T>) {
+            static_assert(defined<simd_path<Arch>>,
+                          "treefold: this operator may run on SIMD batches (kernel::allow_simd, or a treefold operator "
+                          "on a type without a precompiled kernel): #include <treefold/kernel/simd_ops.hpp>");
+            return simd_path<Arch>::template reduce_node<scalar_below>(first, len, op);
         } else {
             return scalar::reduce_node(first, len, op);
         }

@@ -9,6 +9,8 @@
 /// so no lane ever needs to move: only vertical operator calls.
 
 #include "treefold/config.hpp"
+#include "treefold/kernel/dispatch.hpp"
+#include "treefold/kernel/ops.hpp"
 
 #include <xsimd/xsimd.hpp>
 
@@ -16,7 +18,9 @@
 #include <cassert>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 #include <utility>
+#include <vector>
 
 namespace treefold::kernel {
 
@@ -132,5 +136,77 @@ private:
         }
     }
 };
+
+namespace detail {
+
+template <class T>
+using row_fn = void (*)(const T*, std::uint64_t, std::size_t, T*, T*);
+
+/// Scratch rows for the row kernels, per thread; grows, never shrinks, so calls allocate
+/// only while the largest node seen so far grows.
+template <class T>
+T* row_scratch(std::uint64_t len, std::size_t k)
+{
+    thread_local std::vector<T> buffer;
+    const std::size_t need = rows<xsimd::sse2>::scratch_size(len, k);
+    if (buffer.size() < need) {
+        buffer.resize(need);
+    }
+    return buffer.data();
+}
+
+/// The precompiled row kernel for (T, Kind) on the best supported architecture.
+template <class T, ops::builtin_kind Kind>
+row_fn<T> builtin_row_kernel() noexcept;
+
+template <class Op, class T, class Arch>
+struct batch_callable_check
+    : std::bool_constant<std::is_invocable_v<Op&, const xsimd::batch<T, Arch>&, const xsimd::batch<T, Arch>&>> {};
+
+/// Whether the SIMD kernels call `Op` on xsimd::batch<T, Arch>: a SIMD candidate
+/// (kernel/dispatch.hpp) that is callable on batches.
+template <class Op, class T, class Arch>
+inline constexpr bool batch_callable =
+    std::conjunction_v<std::bool_constant<simd_candidate<Op, T>>, batch_callable_check<Op, T, Arch>>;
+
+} // namespace detail
+
+/// Row kernel: out[c] = the tree over column c of the `len` rows of `k` values at `first`: the
+/// precompiled row kernel for a built-in operator, rows<Arch> for another operator callable
+/// on batches, row_tree with scalar operator calls otherwise.
+template <class Arch, class T, class Op>
+void reduce_rows(const T* first, std::uint64_t len, std::size_t k, Op& op, T* out)
+{
+    using O = std::remove_cv_t<Op>;
+    constexpr ops::builtin_kind kind = ops::builtin_kind_of<O, T>;
+    T* const scratch = detail::row_scratch<T>(len, k);
+    if constexpr (ops::is_builtin_type<T> && kind != ops::builtin_kind::none) {
+        static const detail::row_fn<T> fn = detail::builtin_row_kernel<T, kind>();
+        fn(first, len, k, out, scratch);
+    } else if constexpr (detail::batch_callable<O, T, Arch>) {
+        rows<Arch>::reduce(first, len, k, op, out, scratch);
+    } else {
+        row_tree(len, k, scratch, out, [first, k](std::uint64_t j, T*) { return first + j * k; },
+                 [&op, k](T* left, const T* right) {
+                     for (std::size_t c = 0; c < k; ++c) {
+                         left[c] = op(std::as_const(left[c]), right[c]);
+                     }
+                 });
+    }
+}
+
+namespace detail {
+
+/// kernel::dispatch's path for rows under ops::columnwise.
+template <class Arch>
+struct row_path {
+    template <class T, class Op>
+    static void reduce(const T* first, std::uint64_t len, std::size_t k, Op& op, T* out)
+    {
+        reduce_rows<Arch>(first, len, k, op, out);
+    }
+};
+
+} // namespace detail
 
 } // namespace treefold::kernel
