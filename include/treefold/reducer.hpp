@@ -226,13 +226,17 @@ private:
         kernel::split_context context;
     };
 
-    /// `call(std::type_identity<K>{})` with K = Kernel (no threads: the single-thread path
-    /// as it always was) or kernel::split<Kernel> in the scope of this reducer's threads.
+    /// `call(std::type_identity<kernel::split<Kernel>>{})`, in the scope of this reducer's
+    /// threads, or with no split context at all (split<Kernel> then runs Kernel itself, and an
+    /// operator's own reducer call inside another reducer's threaded call does not split on that
+    /// reducer's pool). One kernel type either way, so a program compiles each exchange's run
+    /// once instead of twice.
     template <class Call>
     decltype(auto) with_kernel(Call&& call)
     {
         if (!threads_) {
-            return call(std::type_identity<Kernel>{});
+            const kernel::detail::split_pause one_thread;
+            return call(std::type_identity<kernel::split<Kernel>>{});
         }
         const kernel::split_scope scope(threads_->context);
         return call(std::type_identity<kernel::split<Kernel>>{});

@@ -81,23 +81,6 @@ std::optional<T> settled(std::optional<T> v) noexcept(std::is_nothrow_move_const
 /// one MPI_Allreduce of three integers, so that a rank that passed values, or roots that
 /// differ, throw on every rank (`rooted`: a reduce to `root`, else an all_reduce, root -1).
 /// Only N = 0 calls pay it.
-inline void agree_on_empty_call(const boost::mpi::communicator& comm, std::size_t values, int root, bool rooted)
-{
-    const std::int64_t mine[3] = {values != 0 ? comm.rank() : -1, root, -static_cast<std::int64_t>(root)};
-    std::int64_t all[3] = {};
-    boost::mpi::all_reduce(comm, mine, 3, all, boost::mpi::maximum<std::int64_t>());
-    if (all[0] >= 0) {
-        const int bad = static_cast<int>(all[0]);
-        throw local_size_error(bad == comm.rank() ? failure::local_size(bad, values, 0).message()
-                                                  : "treefold: rank " + std::to_string(bad) +
-                                                        " passed local values but N = 0 (every block is empty)");
-    }
-    if (all[1] != -all[2]) {
-        throw std::invalid_argument("treefold: the ranks passed different reduce roots (or some called all_reduce)");
-    }
-    if (rooted) {
-        check_root(root, comm.size());
-    }
-}
+void agree_on_empty_call(const boost::mpi::communicator& comm, std::size_t values, int root, bool rooted);
 
 } // namespace treefold::detail

@@ -89,6 +89,25 @@ inline int simplest_within(const std::vector<double>& times, double tolerance)
     return 0; // not reached: the least is within any tolerance >= 0 of itself
 }
 
+/// The value size whose calibration libtreefold.a holds compiled, for a T that travels as
+/// raw bytes with that size and alignment (4 or 8: float, int32, double, int64, ...), else 0.
+/// The calibration reads no value and calls no operator, so its messages are those of any
+/// type of that size and alignment.
+template <class T>
+inline constexpr std::size_t stand_in_bytes =
+    net::codec<T>::raw && (sizeof(T) == 4 || sizeof(T) == 8) && alignof(T) == sizeof(T) ? sizeof(T) : 0;
+
+/// The choice of automatic::plan<T> where it needs no calibration (collective; the same on
+/// every rank): the forced one (TREEFOLD_EXCHANGE, the calibration file), the tree on one rank
+/// or N = 0, direct for a type with its own codec, a choice cached under `key` on every rank;
+/// -1 where the candidates must be timed. Throws on every rank for a forced choice or a
+/// calibration file that is not usable (src/exchange/automatic.cpp).
+int settled_choice(const boost::mpi::communicator& comm, const layout::block_layout& layout, bool own_codec,
+                   const choice_key& key);
+
+/// automatic::plan<T>::calibrate for the T of stand_in_bytes<T> == `bytes` (src/exchange/automatic.cpp).
+int calibrate_stand_in(const boost::mpi::communicator& comm, const layout::block_layout& layout, std::size_t bytes);
+
 } // namespace detail
 
 /// Exchange policy: the fastest candidate for this plan (see the file comment).
@@ -176,56 +195,32 @@ struct automatic {
 
         static int choose(const boost::mpi::communicator& comm, const layout::block_layout& layout)
         {
-            namespace mpi = boost::mpi;
-            // Agree on the forced choice (equal on every rank, and known) and on the
-            // calibration file (readable on every rank): -3 marks a file that is not.
-            const std::span<const std::string_view> names(automatic_candidates::names);
-            const int forced = detail::load_calibration_file(names) ? detail::forced_candidate(names) : -3;
-            const std::pair<int, int> mine{forced, -forced};
-            std::pair<int, int> range{};
-            mpi::all_reduce(comm, mine, range, [](const std::pair<int, int>& a, const std::pair<int, int>& b) {
-                return std::pair<int, int>{std::min(a.first, b.first), std::min(a.second, b.second)};
-            });
-            if (range.first == -3) {
-                throw std::invalid_argument("treefold: TREEFOLD_CALIBRATION names a file that cannot be read, "
-                                            "holds a line other than 'p level bytes exchange', or was timed "
-                                            "under another MPI library than this one (" +
-                                            detail::mpi_library() + "), on some rank");
-            }
-            if (range.first != -range.second) {
-                throw std::invalid_argument(
-                    "treefold: the forced exchange (TREEFOLD_EXCHANGE or a C context's option) differs between ranks");
-            }
-            if (range.first == -2) {
-                throw std::invalid_argument("treefold: TREEFOLD_EXCHANGE names no exchange automatic can choose (" +
-                                            name_list<automatic_candidates>() + ")");
-            }
-            if (range.first >= 0) {
-                return range.first;
-            }
-            if (comm.size() == 1 || layout.size() == 0) {
-                return 1; // nothing to exchange (or no call can succeed): no calibration
-            }
-            if constexpr (has_own_codec<T>::value) {
-                // A type with its own codec (row_reducer's rows) decodes only inside its
-                // reducer's call, so it cannot be timed here: the direct exchange, which
-                // sends each frontier node once, without calibration.
-                return 2;
-            }
             const detail::choice_key key{comm.size(), index_tree::root_level(layout.size()),
                                          std::is_trivially_copyable_v<T> ? sizeof(T) : 0};
-            const int cached = detail::cached_choice(key);
-            // Use a cached choice only when every rank has one, and then rank 0's.
-            std::pair<int, int> agreed{cached < 0 ? 0 : 1, cached};
-            mpi::broadcast(comm, agreed.second, 0);
-            agreed.first = mpi::all_reduce(comm, agreed.first, mpi::minimum<int>());
-            const int choice = agreed.first == 1 ? agreed.second : calibrate(comm, layout);
+            const int settled = detail::settled_choice(comm, layout, has_own_codec<T>::value, key);
+            if (settled >= 0) {
+                return settled;
+            }
+            const int choice = calibrate(comm, layout);
             detail::remember_choice(key, choice);
             return choice;
         }
 
-        /// Times every candidate's all_reduce (see the file comment); the same result on every rank.
+        /// Times every candidate's all_reduce (see the file comment); the same result on every
+        /// rank. For a T that travels as the bytes of a stand-in (detail::stand_in_bytes) the
+        /// library's compiled calibration of the stand-in runs instead.
         static int calibrate(const boost::mpi::communicator& comm, const layout::block_layout& real)
+        {
+            if constexpr (detail::stand_in_bytes<T> != 0) {
+                return detail::calibrate_stand_in(comm, real, detail::stand_in_bytes<T>);
+            } else {
+                return calibrate_typed(comm, real);
+            }
+        }
+
+    public:
+        /// calibrate() on T itself (called for the stand-ins by src/exchange/automatic.cpp).
+        static int calibrate_typed(const boost::mpi::communicator& comm, const layout::block_layout& real)
         {
             namespace mpi = boost::mpi;
             constexpr std::uint64_t most = std::uint64_t{1} << 16;
@@ -271,6 +266,7 @@ struct automatic {
             return detail::simplest_within(slowest, choice_tolerance);
         }
 
+    private:
         plan(const boost::mpi::communicator& comm, const layout::block_layout& layout, int which) : choice_(which)
         {
             emplace(which, comm, layout);

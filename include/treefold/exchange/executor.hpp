@@ -76,7 +76,7 @@ public:
         s_ = &s;
         count_ = &count;
         posted_.resize(s.receives.size());
-        is_posted_.assign(s.receives.size(), false);
+        is_posted_.assign(s.receives.size(), 0);
     }
 
     /// Starts receive k into `into` early where the channel can (message_channel).
@@ -85,7 +85,7 @@ public:
         if constexpr (net::codec<T>::raw) {
             const plan::message& m = s_->receives[k];
             posted_[k].post(comm_, m.peer, reinterpret_cast<char*>(into), std::size_t{m.count} * sizeof(T));
-            is_posted_[k] = true;
+            is_posted_[k] = 1;
         }
     }
 
@@ -131,7 +131,7 @@ private:
     const plan::rank_schedule* s_ = nullptr;
     net::counters* count_ = nullptr;
     std::vector<net::posted_receive> posted_;
-    std::vector<bool> is_posted_;
+    std::vector<unsigned char> is_posted_; // not vector<bool>: its bit code is compiled in every program
     net::send_queue sends_;
 };
 

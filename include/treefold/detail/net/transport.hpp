@@ -98,43 +98,17 @@ private:
 
 /// The failure of a value's encoding or decoding that threw on this rank (call inside the
 /// catch): kept as the call's codec_error() and returned for the peers.
-inline failure codec_failure(const boost::mpi::communicator& comm)
-{
-    codec_error() = std::current_exception();
-    return failure::codec_threw(comm.rank(), codec_error());
-}
+failure codec_failure(const boost::mpi::communicator& comm);
 
 /// The tag of a message of `kind` in the current call.
 inline int tag_of(int kind) { return tag::of_call(kind, current_call()); }
 
 /// Receives and drops a message of an earlier call, or throws on one of a later call; false
 /// when `st` belongs to the current call.
-inline bool skip_other_call(const boost::mpi::communicator& comm, int source, const boost::mpi::status& st)
-{
-    const int order = tag::call_order(st.tag(), current_call());
-    if (order == 0) {
-        return false;
-    }
-    if (order > 0) {
-        throw std::logic_error("treefold: rank " + std::to_string(source) +
-                               " sent a message of a later call: the ranks disagree about the calls "
-                               "(a root or a call that differs between ranks)");
-    }
-    std::vector<char> stale(static_cast<std::size_t>(*st.template count<char>()) + 1);
-    comm.recv(source, st.tag(), stale.data(), static_cast<int>(stale.size() - 1));
-    return true;
-}
+bool skip_other_call(const boost::mpi::communicator& comm, int source, const boost::mpi::status& st);
 
 /// Probes the next message of the current call from `source` (earlier calls' are dropped).
-inline boost::mpi::status probe_call(const boost::mpi::communicator& comm, int source)
-{
-    for (;;) {
-        const boost::mpi::status st = comm.probe(source, boost::mpi::any_tag);
-        if (!skip_other_call(comm, source, st)) {
-            return st;
-        }
-    }
-}
+boost::mpi::status probe_call(const boost::mpi::communicator& comm, int source);
 
 /// Values of type T to bytes and back. A type with an encoding of its own specializes it
 /// (with the same members, raw false) and says so through treefold::has_own_codec
@@ -242,15 +216,7 @@ private:
 };
 
 /// Sends a failure to `dest` where values were expected (counted as one message).
-inline void send_failure(const boost::mpi::communicator& comm, int dest, const failure& f, counters& count)
-{
-    const std::vector<char> record = encode(f);
-    static constexpr char none = 0;
-    comm.send(dest, tag_of(tag::failure), &none, 0);
-    comm.send(dest, tag_of(tag::failure_record), record.data(), static_cast<int>(record.size()));
-    ++count.messages;
-    count.bytes += record.size();
-}
+void send_failure(const boost::mpi::communicator& comm, int dest, const failure& f, counters& count);
 
 /// Sends values[0, n) to `dest` as one message (raw values straight from their storage). An
 /// encoding that throws sends the failure instead (codec_failure).
@@ -289,29 +255,11 @@ void send_values_or_failure(const boost::mpi::communicator& comm, int dest, cons
 }
 
 /// The record that follows a tag::failure message from `source` (call after receiving it).
-inline failure take_failure_record(const boost::mpi::communicator& comm, int source)
-{
-    const int t = tag_of(tag::failure_record);
-    const boost::mpi::status st = comm.probe(source, t);
-    std::vector<char> record(static_cast<std::size_t>(*st.template count<char>()));
-    comm.recv(source, t, record.data(), static_cast<int>(record.size()));
-    return decode_failure(record.data(), record.size());
-}
+failure take_failure_record(const boost::mpi::communicator& comm, int source);
 
 /// Receives the next message from `source` in whole, whatever its size (taken by probe): its
 /// payload bytes into `bytes`, or the failure it announces.
-inline std::optional<failure> recv_message(const boost::mpi::communicator& comm, int source, std::vector<char>& bytes)
-{
-    const boost::mpi::status st = probe_call(comm, source);
-    if (tag::kind_of(st.tag()) == tag::failure) {
-        comm.recv(source, st.tag());
-        return take_failure_record(comm, source);
-    }
-    bytes.resize(static_cast<std::size_t>(*st.template count<char>()) + 1); // + 1: never a null buffer
-    comm.recv(source, st.tag(), bytes.data(), static_cast<int>(bytes.size() - 1));
-    bytes.pop_back();
-    return std::nullopt;
-}
+std::optional<failure> recv_message(const boost::mpi::communicator& comm, int source, std::vector<char>& bytes);
 
 /// A receive of raw bytes posted before its message is needed (no probe on the way in): any
 /// tag, so it completes for values or for the failure framing's empty message. Raw MPI:
@@ -332,42 +280,10 @@ public:
     /// Waits for the message of the current call (an earlier call's is dropped and the receive
     /// posted again; a later call's throws std::logic_error). Returns the failure the message
     /// announced (its record taken), or nullopt with the payload's size in `bytes`.
-    std::optional<failure> wait(std::size_t& bytes)
-    {
-        MPI_Status st;
-        for (;;) {
-            if (const int rc = MPI_Wait(&request_, &st); rc != MPI_SUCCESS) {
-                throw boost::mpi::exception("MPI_Wait", rc);
-            }
-            const int order = tag::call_order(st.MPI_TAG, current_call());
-            if (order == 0) {
-                break;
-            }
-            if (order > 0) {
-                throw std::logic_error("treefold: rank " + std::to_string(source_) +
-                                       " sent a message of a later call: the ranks disagree about the calls "
-                                       "(a root or a call that differs between ranks)");
-            }
-            repost(); // an earlier call's leftover took the receive
-        }
-        bytes = 0;
-        if (tag::kind_of(st.MPI_TAG) == tag::failure) {
-            return take_failure_record(*comm_, source_);
-        }
-        int count = 0;
-        MPI_Get_count(&st, MPI_BYTE, &count);
-        bytes = static_cast<std::size_t>(count);
-        return std::nullopt;
-    }
+    std::optional<failure> wait(std::size_t& bytes);
 
 private:
-    void repost()
-    {
-        if (const int rc = MPI_Irecv(buffer_, capacity_, MPI_BYTE, source_, MPI_ANY_TAG, *comm_, &request_);
-            rc != MPI_SUCCESS) {
-            throw boost::mpi::exception("MPI_Irecv", rc);
-        }
-    }
+    void repost();
 
     const boost::mpi::communicator* comm_ = nullptr; // outlives the receive
     int source_ = 0;
@@ -401,40 +317,13 @@ public:
 
     /// Sends `f` to `dest` where message `m` was expected, in the failure framing.
     void send_failure(const boost::mpi::communicator& comm, int dest, std::size_t m, const failure& f,
-                      counters& count)
-    {
-        std::vector<char>& record = buffer(m);
-        record = encode(f);
-        post(comm, dest, tag::failure, empty_);
-        post(comm, dest, tag::failure_record, record);
-        ++count.messages;
-        count.bytes += record.size();
-    }
+                      counters& count);
 
     /// Completes every send posted since the last wait_all().
-    void wait_all()
-    {
-        if (!requests_.empty()) {
-            const int rc = MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
-            requests_.clear();
-            if (rc != MPI_SUCCESS) {
-                throw boost::mpi::exception("MPI_Waitall", rc);
-            }
-        }
-    }
+    void wait_all();
 
 private:
-    void post(const boost::mpi::communicator& comm, int dest, int kind, const std::vector<char>& bytes)
-    {
-        static constexpr char none = 0; // never a null buffer
-        requests_.emplace_back();
-        if (const int rc = MPI_Isend(bytes.empty() ? &none : bytes.data(), static_cast<int>(bytes.size()), MPI_BYTE,
-                                     dest, tag_of(kind), comm, &requests_.back());
-            rc != MPI_SUCCESS) {
-            requests_.pop_back();
-            throw boost::mpi::exception("MPI_Isend", rc);
-        }
-    }
+    void post(const boost::mpi::communicator& comm, int dest, int kind, const std::vector<char>& bytes);
 
     std::vector<std::vector<char>> buffers_;
     std::vector<MPI_Request> requests_;
