@@ -8,11 +8,14 @@
 #include "treefold/rma/mpsc_queue.hpp"
 
 #include <boost/mpl/list.hpp>
+#include <mpi.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <map>
 #include <set>
 #include <string_view>
+#include <thread>
 #include <type_traits>
 #include <vector>
 
@@ -36,8 +39,18 @@ std::vector<std::byte> payload_for(int source, std::uint64_t n)
 
 /// Every rank but `consumer` sends `per_producer` messages; the consumer drains until it has
 /// them all. Returns true on the consumer when each arrived exactly once and intact.
+/// Whether the MPI library is Open MPI (its passive-target locks progress without the target).
+bool open_mpi()
+{
+    char version[MPI_MAX_LIBRARY_VERSION_STRING];
+    int length = 0;
+    MPI_Get_library_version(version, &length);
+    return std::string_view(version, static_cast<std::size_t>(length)).find("Open MPI") != std::string_view::npos;
+}
+
 template <class Queue>
-bool one_round(Queue& q, int consumer, std::uint64_t per_producer)
+bool one_round(Queue& q, int consumer, std::uint64_t per_producer,
+               std::chrono::milliseconds head_start = std::chrono::milliseconds(0))
 {
     const auto& comm = q.communicator();
     if (comm.rank() != consumer) {
@@ -48,6 +61,9 @@ bool one_round(Queue& q, int consumer, std::uint64_t per_producer)
         return true;
     }
     const std::uint64_t expected = per_producer * static_cast<std::uint64_t>(comm.size() - 1);
+    // The producers' head start: without it a consumer that drains as fast as they push may
+    // never let a half fill up (MPICH's waiting ranks sleep when oversubscribed).
+    std::this_thread::sleep_for(head_start);
     std::set<std::pair<int, std::uint64_t>> seen;
     bool ok = true;
     while (seen.size() < expected && ok) {
@@ -80,7 +96,9 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(every_message_exactly_once_with_tiny_queues, Queue
         // rounds per rank: 15.7 s of test_queue.p8's 19.5 s, oversubscribed on 2 cores.)
         for (int round = 0; round <= w.size(); ++round) {
             const int consumer = round % w.size();
-            const bool ok = one_round(q, consumer, per_producer);
+            // With 4 slots a half the producers get a head start, so that halves fill up.
+            const bool ok = one_round(q, consumer, per_producer,
+                                      std::chrono::milliseconds(slots == 4 && round == 0 ? 50 : 0));
             if (w.rank() == consumer) {
                 BOOST_CHECK_MESSAGE(ok, "round " << round << " with " << slots << " slots per half lost, duplicated or "
                                                  "corrupted a message");
@@ -89,8 +107,10 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(every_message_exactly_once_with_tiny_queues, Queue
         }
         // Memory per process does not depend on p.
         BOOST_CHECK_EQUAL(q.window_bytes(), 64 + 2 * slots * 16);
-        if (slots == 4 && w.size() > 2) {
-            // With 4 slots a half and many producers, reservations must have failed and been retried.
+        // With 4 slots a half and many producers, reservations must have failed and been retried.
+        // Not checked for the lock-based queue under MPICH: there a producer's MPI_Win_lock waits
+        // for the consumer's progress, so no producer ever gets a half ahead of the drains.
+        if (slots == 4 && w.size() > 2 && (!std::is_same_v<Queue, rma::locked_queue> || open_mpi())) {
             const auto full = mpi::all_reduce(w, q.counters().full, std::plus<std::uint64_t>());
             BOOST_CHECK_GT(full, 0u);
         }
