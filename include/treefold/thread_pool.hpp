@@ -6,20 +6,10 @@
 
 #include "treefold/config.hpp"
 
-#include <atomic>
 #include <concepts>
-#include <condition_variable>
 #include <cstddef>
-#include <cstdint>
-#include <exception>
 #include <memory>
-#include <mutex>
-#include <stdexcept>
-#include <stop_token>
-#include <string>
-#include <thread>
 #include <type_traits>
-#include <vector>
 
 namespace treefold {
 
@@ -64,95 +54,25 @@ class thread_pool {
 public:
     /// A pool running tasks on `threads` threads: the caller and threads - 1 workers.
     /// `threads` = 0 throws std::invalid_argument.
-    explicit thread_pool(std::size_t threads)
-    {
-        if (threads == 0) {
-            throw std::invalid_argument("treefold: a thread_pool needs at least 1 thread, got 0");
-        }
-        workers_.reserve(threads - 1);
-        for (std::size_t i = 1; i < threads; ++i) {
-            workers_.emplace_back([this](std::stop_token stop) { work(stop); });
-        }
-    }
+    explicit thread_pool(std::size_t threads);
     thread_pool(const thread_pool&) = delete;
     thread_pool& operator=(const thread_pool&) = delete;
     /// Stops and joins the workers (no run may be in progress).
-    ~thread_pool()
-    {
-        for (auto& w : workers_) {
-            w.request_stop();
-        }
-        wake_.notify_all();
-        workers_.clear();
-    }
+    ~thread_pool();
 
     /// Threads tasks run on (workers + the caller).
-    std::size_t concurrency() const noexcept { return workers_.size() + 1; }
+    std::size_t concurrency() const noexcept;
 
     /// Calls task(i) for every i in [0, n) and returns when all have returned. `task` must not
     /// throw (an exception escaping a worker ends the program, as for any std::thread), nor
     /// call run on the same pool (it would wait for itself).
-    void run(std::size_t n, const task_ref& task)
-    {
-        const std::lock_guard one_run(run_lock_);
-        if (workers_.empty() || n <= 1) {
-            for (std::size_t i = 0; i < n; ++i) {
-                task(i);
-            }
-            return;
-        }
-        {
-            const std::lock_guard lock(lock_);
-            task_ = &task;
-            n_ = n;
-            next_.store(0, std::memory_order_relaxed);
-            busy_ = workers_.size();
-            ++generation_;
-        }
-        wake_.notify_all();
-        take_tasks();
-        std::unique_lock lock(lock_);
-        done_.wait(lock, [this] { return busy_ == 0; });
-        task_ = nullptr;
-    }
+    void run(std::size_t n, const task_ref& task);
 
 private:
-    void take_tasks()
-    {
-        for (std::size_t i = next_.fetch_add(1); i < n_; i = next_.fetch_add(1)) {
-            (*task_)(i);
-        }
-    }
-
-    void work(std::stop_token stop)
-    {
-        std::uint64_t seen = 0;
-        for (;;) {
-            {
-                std::unique_lock lock(lock_);
-                if (!wake_.wait(lock, stop, [&] { return generation_ != seen; })) {
-                    return; // stop requested
-                }
-                seen = generation_;
-            }
-            take_tasks();
-            const std::lock_guard lock(lock_);
-            if (--busy_ == 0) {
-                done_.notify_one();
-            }
-        }
-    }
-
-    std::mutex run_lock_; // one run at a time
-    std::mutex lock_;     // guards the fields below (next_ is claimed without it)
-    std::condition_variable_any wake_;
-    std::condition_variable done_;
-    const task_ref* task_ = nullptr;
-    std::size_t n_ = 0;
-    std::atomic<std::size_t> next_{0};
-    std::size_t busy_ = 0;          // workers still taking tasks in this generation
-    std::uint64_t generation_ = 0; // one per run: wakes every worker exactly once
-    std::vector<std::jthread> workers_; // last: joined before the members above go
+    // The workers, locks and condition variables live in src/kernel/thread_pool.cpp, so a
+    // program that includes this header does not compile <thread>, <mutex> and their kin.
+    struct state;
+    std::unique_ptr<state> state_;
 };
 
 /// Any task_executor, by reference and without its type (the executor must outlive it).

@@ -18,19 +18,12 @@
 #include "treefold/thread_pool.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <bit>
 #include <concepts>
-#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <exception>
 #include <memory>
-#include <mutex>
-#include <stdexcept>
-#include <stop_token>
-#include <string>
-#include <thread>
 #include <type_traits>
 #include <vector>
 
