@@ -27,14 +27,14 @@ datatype_layout datatype_layout::of(MPI_Datatype datatype, int count)
     return t;
 }
 
-std::optional<failure> datatype_channel::recv(int source)
+maybe_failure datatype_channel::recv(int source)
 {
     MPI_Status status;
     check(MPI_Recv(buffer, t.count, datatype, source, MPI_ANY_TAG, pc, &status));
     return after(status, source);
 }
 
-void datatype_channel::send(int dest, const std::optional<failure>& failed)
+void datatype_channel::send(int dest, const maybe_failure& failed)
 {
     if (failed) {
         net::counters ignored;
@@ -53,7 +53,7 @@ MPI_Request datatype_channel::post_recv(int source, void* into) const
     return request;
 }
 
-std::optional<failure> datatype_channel::finish(MPI_Request& request, int source) const
+maybe_failure datatype_channel::finish(MPI_Request& request, int source) const
 {
     MPI_Status status;
     check(MPI_Wait(&request, &status));
@@ -73,7 +73,7 @@ void datatype_channel::copy(const void* from, void* to) const
                        MPI_STATUS_IGNORE));
 }
 
-std::optional<failure> datatype_channel::after(const MPI_Status& status, int source) const
+maybe_failure datatype_channel::after(const MPI_Status& status, int source) const
 {
     if (net::tag::kind_of(status.MPI_TAG) != net::tag::failure) {
         return std::nullopt;

@@ -118,7 +118,7 @@ int walk(const shape_ops& shape, const void* sendbuf, void* recvbuf, MPI_Datatyp
     const detail::datatype_layout t = detail::datatype_layout::of(datatype, count);
     net::counters sent;
     detail::datatype_channel ch{pc, datatype, t, sent};
-    std::optional<failure> failed;
+    maybe_failure failed;
     if (bad) {
         failed = failure{failure::code::bad_buffer, me, 0, 0, {}, {}};
     }
@@ -170,7 +170,7 @@ int walk(const shape_ops& shape, const void* sendbuf, void* recvbuf, MPI_Datatyp
     // Fold. `acc` is the buffer holding the value of the pieces folded so far.
     void* acc = nullptr;
     auto take = [&](std::size_t c) { return ch.finish(requests[c], children[c].position); };
-    auto combine = [&](int piece, std::optional<failure>& /*failed*/) {
+    auto combine = [&](int piece, maybe_failure& /*failed*/) {
         void* buffer = piece < 0 ? own_buffer : child_buffer[static_cast<std::size_t>(piece)];
         if (acc == nullptr) {
             acc = buffer;

@@ -11,7 +11,7 @@
 
 namespace treefold::net {
 
-void agree_on_failure(const boost::mpi::communicator& comm, std::optional<failure>& failed, counters& count,
+void agree_on_failure(const boost::mpi::communicator& comm, maybe_failure& failed, counters& count,
                       bool complete)
 {
     const int size = comm.size();

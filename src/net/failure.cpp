@@ -116,20 +116,21 @@ void check_root(int root, int p)
     }
 }
 
-void throw_if_failed(const std::optional<failure>& failed, const std::exception_ptr& own_error)
+void throw_failure(const maybe_failure& failed, const std::exception_ptr& own_error)
 {
     if (own_error) {
         std::rethrow_exception(own_error);
     }
-    if (failed) {
-        if (failed->what == failure::code::local_size) {
-            throw local_size_error(failed->message());
-        }
-        if (failed->what == failure::code::bad_root) {
-            throw call_mismatch(call_mismatch::kind::root, failed->message());
-        }
-        throw remote_failure(*failed);
+    if (!failed) {
+        throw std::logic_error("treefold: throw_failure called for a call that did not fail");
     }
+    if (failed->what == failure::code::local_size) {
+        throw local_size_error(failed->message());
+    }
+    if (failed->what == failure::code::bad_root) {
+        throw call_mismatch(call_mismatch::kind::root, failed->message());
+    }
+    throw remote_failure(*failed);
 }
 
 } // namespace treefold

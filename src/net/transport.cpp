@@ -57,7 +57,7 @@ failure take_failure_record(const boost::mpi::communicator& comm, int source)
     return decode_failure(record.data(), record.size());
 }
 
-std::optional<failure> recv_message(const boost::mpi::communicator& comm, int source, std::vector<char>& bytes)
+maybe_failure recv_message(const boost::mpi::communicator& comm, int source, std::vector<char>& bytes)
 {
     const boost::mpi::status st = probe_call(comm, source);
     if (tag::kind_of(st.tag()) == tag::failure) {
@@ -70,7 +70,7 @@ std::optional<failure> recv_message(const boost::mpi::communicator& comm, int so
     return std::nullopt;
 }
 
-std::optional<failure> posted_receive::wait(std::size_t& bytes)
+maybe_failure posted_receive::wait(std::size_t& bytes)
 {
     MPI_Status st;
     for (;;) {
@@ -117,14 +117,12 @@ void send_queue::send_failure(const boost::mpi::communicator& comm, int dest, st
     count.bytes += record.size();
 }
 
-void send_queue::wait_all()
+void send_queue::wait_posted()
 {
-    if (!requests_.empty()) {
-        const int rc = MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
-        requests_.clear();
-        if (rc != MPI_SUCCESS) {
-            throw boost::mpi::exception("MPI_Waitall", rc);
-        }
+    const int rc = MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
+    requests_.clear();
+    if (rc != MPI_SUCCESS) {
+        throw boost::mpi::exception("MPI_Waitall", rc);
     }
 }
 

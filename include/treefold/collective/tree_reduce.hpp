@@ -89,20 +89,20 @@ inline int broadcast_rounds(int p)
 /// the result (or a failure) to the parent. On the shape's root position, `acc` ends with
 /// the reduction unless a failure is returned.
 template <class Shape, class T, class Op>
-std::optional<failure> fold_subtree(const boost::mpi::communicator& pc, std::span<const T> in, std::vector<T>& acc,
+maybe_failure fold_subtree(const boost::mpi::communicator& pc, std::span<const T> in, std::vector<T>& acc,
                                     Op& op, net::counters& count, std::exception_ptr& own_error)
 {
     const int p = pc.size();
     const int me = pc.rank();
     const std::size_t n = in.size();
     const auto children = Shape::children(me, p);
-    std::optional<failure> failed;
+    maybe_failure failed;
     std::vector<T> inbox(n);
     bool have = false;
     auto take = [&](std::size_t k) {
         return net::values_channel<T>{pc, count, inbox.data(), n}.recv(children[k].position);
     };
-    auto combine = [&](int piece, std::optional<failure>& f) {
+    auto combine = [&](int piece, maybe_failure& f) {
         const T* values = piece < 0 ? in.data() : inbox.data();
         try {
             if (!have) {
@@ -152,7 +152,7 @@ void tree_call(const boost::mpi::communicator& comm, std::span<const T> in, std:
     net::counters count;
     std::exception_ptr own_error;
     std::vector<T> acc;
-    std::optional<failure> failed = fold_subtree<Shape>(pc, in, acc, op, count, own_error);
+    maybe_failure failed = fold_subtree<Shape>(pc, in, acc, op, count, own_error);
     const int top = Shape::root(p);
     acc.resize(in.size());
     net::values_channel<T> result{pc, count, acc.data(), acc.size()};

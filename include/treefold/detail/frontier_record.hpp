@@ -116,7 +116,7 @@ public:
 
     /// A finished record: the root's value (the frontier of [0, N) is the root alone) or the
     /// failure it carries.
-    std::optional<failure> read_result(const void* record, T& value) const
+    maybe_failure read_result(const void* record, T& value) const
     {
         const head h = detail::load_raw<head>(record);
         if (h.state == failed) {

@@ -84,7 +84,7 @@ public:
     }
 
     /// A finished record: the value or the failure it carries.
-    static std::optional<failure> read_result(const void* record, T& value)
+    static maybe_failure read_result(const void* record, T& value)
     {
         const head h = detail::load_raw<head>(record);
         if (h.state == failed) {

@@ -150,7 +150,7 @@ struct automatic {
 
         /// Runs the chosen candidate's exchange; same contract as direct::plan::run.
         template <class Kernel, class Op>
-        outcome<T> run(const T* local, Op& op, std::optional<failure> failed, net::counters& count,
+        outcome<T> run(const T* local, Op& op, maybe_failure failed, net::counters& count,
                        std::exception_ptr& own_error)
         {
             return visit([&](auto& p) { return p.template run<Kernel>(local, op, failed, count, own_error); });
@@ -278,7 +278,7 @@ struct automatic {
         void calibration_call(const boost::mpi::communicator& comm, const T* local, Op& op, net::counters& count,
                               std::exception_ptr& own_error)
         {
-            std::optional<failure> none; // a named empty optional: g++ 12 misreads a nullopt temporary here
+            maybe_failure none; // a named empty optional: g++ 12 misreads a nullopt temporary here
             outcome<T> out = run<Kernel>(local, op, none, count, own_error);
             share_result(*this, comm, out, count);
         }

@@ -54,7 +54,7 @@ concept message_channel = requires(C c, std::size_t k, T* into, std::span<const 
                                    const plan::rank_schedule& s, net::counters& count) {
     c.begin(s, count);
     c.post(k, into);
-    { c.receive(k, into) } -> std::same_as<std::optional<failure>>;
+    { c.receive(k, into) } -> std::same_as<maybe_failure>;
     c.stage(k, values);
     c.send(k);
     c.send_failure(k, f);
@@ -75,8 +75,10 @@ public:
     {
         s_ = &s;
         count_ = &count;
-        posted_.resize(s.receives.size());
-        is_posted_.assign(s.receives.size(), 0);
+        if (!s.receives.empty()) {
+            posted_.resize(s.receives.size());
+            is_posted_.assign(s.receives.size(), 0);
+        }
     }
 
     /// Starts receive k into `into` early where the channel can (message_channel).
@@ -90,10 +92,10 @@ public:
     }
 
     /// Receive k's values into `into`, or the failure its sender sent in their place.
-    std::optional<failure> receive(std::size_t k, T* into)
+    maybe_failure receive(std::size_t k, T* into)
     {
         const plan::message& m = s_->receives[k];
-        std::optional<failure> remote;
+        maybe_failure remote;
         std::size_t got = 0;
         if constexpr (net::codec<T>::raw) {
             if (is_posted_[k]) {
@@ -155,8 +157,8 @@ public:
 
     /// The rank that ends with the root (any rank, where every rank does).
     int finisher() const { return s_.finisher; }
-    /// Whether every rank ends with the root (no broadcast after the run).
-    bool result_everywhere() const { return s_.result == plan::result_at::everywhere; }
+    /// Whether every rank ends with the root (no broadcast after the run; so on one rank).
+    bool result_everywhere() const { return s_.result == plan::result_at::everywhere || s_.p == 1; }
     /// Whether all_reduce's result leaves the finisher through MPI_Bcast (raw T only).
     bool broadcast_by_mpi() const
     {
@@ -170,10 +172,10 @@ public:
     /// other ranks' outcome holds a failure only if they saw one. `own_error` receives the
     /// exception the operator (or a value's encoding) threw on this rank, if any.
     template <class Kernel, class Op>
-    outcome<T> run(const T* local, Op& op, std::optional<failure> failed, net::counters& count,
+    outcome<T> run(const T* local, Op& op, maybe_failure failed, net::counters& count,
                    std::exception_ptr& own_error)
     {
-        const int me = comm_.rank();
+        const int me = s_.rank; // (the schedule's: no MPI call per run)
         stack_.reset(s_.n);
         out_.clear();
         channel_.begin(s_, count);
@@ -237,7 +239,7 @@ public:
         }
         channel_.wait_sends();
         if constexpr (may_throw<Op, T>) {
-            if (result_everywhere()) {
+            if (s_.result == plan::result_at::everywhere) {
                 net::agree_on_failure(comm_, failed, count); // a throw in a rank's last merge reaches no one else
             }
         }
@@ -253,9 +255,9 @@ private:
     }
 
     /// Receives message k into the inbox; false (with `failed` set) if it carried a failure.
-    bool receive(std::size_t k, std::optional<failure>& failed)
+    bool receive(std::size_t k, maybe_failure& failed)
     {
-        if (std::optional<failure> remote = channel_.receive(k, inbox_.data() + s_.receives[k].first)) {
+        if (maybe_failure remote = channel_.receive(k, inbox_.data() + s_.receives[k].first)) {
             failed = failed ? failed : remote;
             return false;
         }
@@ -263,7 +265,7 @@ private:
     }
 
     /// Sends `values` as message k, or the failure in their place.
-    void send(std::size_t k, std::span<const T> values, std::optional<failure>& failed, std::exception_ptr& own_error)
+    void send(std::size_t k, std::span<const T> values, maybe_failure& failed, std::exception_ptr& own_error)
     {
         if (!failed) {
             if (values.size() != s_.sends[k].count) {

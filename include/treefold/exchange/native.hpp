@@ -70,7 +70,7 @@ public:
 
     /// The result (or failure) on every rank, through MPI_Allreduce.
     template <class Kernel, class Op>
-    outcome<T> run(const T* local, Op& op, std::optional<failure> failed, net::counters& count,
+    outcome<T> run(const T* local, Op& op, maybe_failure failed, net::counters& count,
                    std::exception_ptr& own_error)
     {
         start<Kernel>(local, op, failed, count, own_error, false);
@@ -96,7 +96,7 @@ public:
     /// the root's value); blocking unless `nonblocking` (then complete it with test() or
     /// finish()). One call at a time per plan.
     template <class Kernel, class Op>
-    void start(const T* local, Op& op, std::optional<failure> failed, net::counters& count,
+    void start(const T* local, Op& op, maybe_failure failed, net::counters& count,
                std::exception_ptr& own_error, bool nonblocking)
     {
         if (active_) {
@@ -254,7 +254,7 @@ private:
     /// start() for an order-free operator: this rank's nodes folded into one value (any
     /// order gives the same bits), reduced under a commutative operation.
     template <class Kernel, class Op>
-    void start_order_free(const T* local, Op& op, std::optional<failure> failed, net::counters& count,
+    void start_order_free(const T* local, Op& op, maybe_failure failed, net::counters& count,
                           std::exception_ptr& own_error, bool nonblocking)
     {
         using record = order_free_record<T>;

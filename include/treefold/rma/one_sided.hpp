@@ -72,7 +72,7 @@ struct one_sided {
         void post(std::size_t /*k*/, T* /*into*/) {}
 
         /// Receive k's values into `into`, or the failure its sender sent in their place.
-        std::optional<failure> receive(std::size_t k, T* into)
+        maybe_failure receive(std::size_t k, T* into)
         {
             const treefold::plan::message& m = s_->receives[k];
             const unsigned level = level_of(m);
@@ -82,7 +82,7 @@ struct one_sided {
                     if (p.call != call_ || p.source != m.peer || p.level != level) {
                         continue;
                     }
-                    std::optional<failure> remote;
+                    maybe_failure remote;
                     if (p.failed) {
                         remote = decode_failure(reinterpret_cast<const char*>(p.bytes.data()), p.bytes.size());
                     } else {

@@ -49,17 +49,17 @@ struct datatype_channel {
     net::counters& sent;
     void* buffer = nullptr;
 
-    std::optional<failure> recv(int source);
-    void send(int dest, const std::optional<failure>& failed);
+    maybe_failure recv(int source);
+    void send(int dest, const maybe_failure& failed);
     /// Posts a receive from `source` into `into` (complete it with finish()).
     MPI_Request post_recv(int source, void* into) const;
     /// Waits for a posted receive; returns the failure it carried, if any.
-    std::optional<failure> finish(MPI_Request& request, int source) const;
+    maybe_failure finish(MPI_Request& request, int source) const;
     /// Copies the elements `from` to `to`: memcpy without holes, else a message to self.
     void copy(const void* from, void* to) const;
 
 private:
-    std::optional<failure> after(const MPI_Status& status, int source) const;
+    maybe_failure after(const MPI_Status& status, int source) const;
 };
 
 } // namespace treefold::collective::detail

@@ -25,7 +25,7 @@ namespace treefold::collective::detail {
 /// (setting `failed` if that throws). Sending the result to the parent is the caller's.
 template <class Take, class Combine>
 void walk_subtree(std::span<const topology::tree_child> children, int me, bool from_right,
-                  std::optional<failure>& failed, Take&& take, Combine&& combine)
+                  maybe_failure& failed, Take&& take, Combine&& combine)
 {
     std::size_t before = 0; // children whose subtrees precede this position
     while (before < children.size() && children[before].subtree_end <= me) {
@@ -36,7 +36,7 @@ void walk_subtree(std::span<const topology::tree_child> children, int me, bool f
         const std::size_t k = from_right ? pieces - 1 - step : step;
         const int piece = k < before ? static_cast<int>(k) : k == before ? -1 : static_cast<int>(k - 1);
         if (piece >= 0) {
-            if (const std::optional<failure> remote = take(static_cast<std::size_t>(piece))) {
+            if (const maybe_failure remote = take(static_cast<std::size_t>(piece))) {
                 failed = failed ? failed : remote;
                 continue;
             }

@@ -21,7 +21,7 @@ namespace treefold::exchange {
 template <class T>
 struct outcome {
     std::optional<T> value;
-    std::optional<failure> failed;
+    maybe_failure failed;
 };
 
 /// An exchange plan for values of type T (Exchange::plan<T>), built once from the reducer's
@@ -97,19 +97,22 @@ inline constexpr bool may_throw =
 /// The outcome of a call that ended with `failed`: where it did not fail and `holds_root`,
 /// the root, popped from this rank's frontier.
 template <class T>
-outcome<T> finish(const std::optional<failure>& failed, frontier<T>& f, bool holds_root)
+outcome<T> finish(const maybe_failure& failed, frontier<T>& f, bool holds_root)
 {
+    outcome<T> out; // (member by member: a braced outcome is zeroed whole, 112 bytes for a double)
     if (!failed && holds_root) {
-        return {f.pop_back(), std::nullopt};
+        out.value.emplace(f.pop_back());
+    } else {
+        out.failed = failed;
     }
-    return {std::nullopt, failed};
+    return out;
 }
 
 /// Runs one step of a plan that calls the operator: if it throws, the exception becomes this
 /// rank's own error and the call is marked failed (the exchange still completes). Inlined:
 /// it wraps every node of the hot loops.
 template <class Step>
-[[gnu::always_inline]] inline void guarded(int rank, std::optional<failure>& failed, std::exception_ptr& own_error, Step&& step)
+[[gnu::always_inline]] inline void guarded(int rank, maybe_failure& failed, std::exception_ptr& own_error, Step&& step)
 {
     try {
         step();

@@ -24,7 +24,7 @@ namespace treefold::net {
 /// with any one where none is). A failure read from a fixed-size record whose text may have
 /// been cut is not complete. One MPI_Allreduce of an int while nothing failed, plus a
 /// broadcast of the record when something did.
-void agree_on_failure(const boost::mpi::communicator& comm, std::optional<failure>& failed, counters& count,
+void agree_on_failure(const boost::mpi::communicator& comm, maybe_failure& failed, counters& count,
                       bool complete = true);
 
 /// What the opt-in checks compare across ranks, per call.

@@ -86,7 +86,7 @@ public:
     /// `received` holds the partials received in a stage; a caller that keeps it between
     /// calls keeps their storage too.
     template <schedule_codec Codec>
-    std::optional<failure> run(typename Codec::partial& mine, Codec& codec, std::optional<failure> failed,
+    maybe_failure run(typename Codec::partial& mine, Codec& codec, maybe_failure failed,
                                counters& count, std::exception_ptr& own_error,
                                std::vector<typename Codec::partial>& received)
     {
@@ -98,7 +98,7 @@ public:
 
     /// As above with the received partials made afresh.
     template <schedule_codec Codec>
-    std::optional<failure> run(typename Codec::partial& mine, Codec& codec, std::optional<failure> failed,
+    maybe_failure run(typename Codec::partial& mine, Codec& codec, maybe_failure failed,
                                counters& count, std::exception_ptr& own_error)
     {
         std::vector<typename Codec::partial> received;
@@ -121,7 +121,7 @@ private:
     }
 
     /// Posts `mine` (or the failure) to `dest` without blocking.
-    void post(int dest, const std::optional<failure>& failed, counters& count)
+    void post(int dest, const maybe_failure& failed, counters& count)
     {
         if (failed) {
             record_ = encode(*failed);
@@ -139,7 +139,7 @@ private:
     /// Receives the message of `source` into in_[i] (raw payloads: completes the receive
     /// posted up front); returns the failure it carried, if any.
     template <class Codec>
-    std::optional<failure> take(std::size_t i, int source)
+    maybe_failure take(std::size_t i, int source)
     {
         if constexpr (codec<typename Codec::value_type>::raw) {
             return recvs_[i].wait(sizes_[i]);
@@ -175,7 +175,7 @@ private:
     /// right (st.self_at is where mine sits among the values), or the received partials
     /// alone when !st.own.
     template <class Codec>
-    void stage(Codec& c, typename Codec::partial& mine, std::optional<failure>& failed, counters& count,
+    void stage(Codec& c, typename Codec::partial& mine, maybe_failure& failed, counters& count,
                std::exception_ptr& own_error, const step& st, std::vector<typename Codec::partial>& parts)
     {
         using value_type = typename Codec::value_type;

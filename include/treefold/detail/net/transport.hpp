@@ -78,15 +78,20 @@ inline std::exception_ptr& codec_error() noexcept
 /// (restoring the previous one, so a reducer called from inside another's operator is fine).
 class call_scope {
 public:
-    explicit call_scope(std::uint32_t call) noexcept : saved_(current_call()), saved_error_(std::move(codec_error()))
+    explicit call_scope(std::uint32_t call) noexcept : saved_(current_call())
     {
         current_call() = call;
-        codec_error() = nullptr;
+        if (std::exception_ptr& e = codec_error()) { // (an outer call's; the common case is none)
+            saved_error_ = std::move(e);
+            e = nullptr;
+        }
     }
     ~call_scope()
     {
         current_call() = saved_;
-        codec_error() = std::move(saved_error_);
+        if (std::exception_ptr& e = codec_error(); e || saved_error_) {
+            e = std::move(saved_error_);
+        }
     }
     call_scope(const call_scope&) = delete;
     call_scope& operator=(const call_scope&) = delete;
@@ -245,7 +250,7 @@ void send_values(const boost::mpi::communicator& comm, int dest, const T* values
 /// Sends values[0, n) to `dest`, or the failure when there is one.
 template <class T>
 void send_values_or_failure(const boost::mpi::communicator& comm, int dest, const T* values, std::size_t n,
-                            const std::optional<failure>& failed, counters& count)
+                            const maybe_failure& failed, counters& count)
 {
     if (failed) {
         send_failure(comm, dest, *failed, count);
@@ -259,7 +264,7 @@ failure take_failure_record(const boost::mpi::communicator& comm, int source);
 
 /// Receives the next message from `source` in whole, whatever its size (taken by probe): its
 /// payload bytes into `bytes`, or the failure it announces.
-std::optional<failure> recv_message(const boost::mpi::communicator& comm, int source, std::vector<char>& bytes);
+maybe_failure recv_message(const boost::mpi::communicator& comm, int source, std::vector<char>& bytes);
 
 /// A receive of raw bytes posted before its message is needed (no probe on the way in): any
 /// tag, so it completes for values or for the failure framing's empty message. Raw MPI:
@@ -280,7 +285,7 @@ public:
     /// Waits for the message of the current call (an earlier call's is dropped and the receive
     /// posted again; a later call's throws std::logic_error). Returns the failure the message
     /// announced (its record taken), or nullopt with the payload's size in `bytes`.
-    std::optional<failure> wait(std::size_t& bytes);
+    maybe_failure wait(std::size_t& bytes);
 
 private:
     void repost();
@@ -320,10 +325,16 @@ public:
                       counters& count);
 
     /// Completes every send posted since the last wait_all().
-    void wait_all();
+    void wait_all()
+    {
+        if (!requests_.empty()) {
+            wait_posted();
+        }
+    }
 
 private:
     void post(const boost::mpi::communicator& comm, int dest, int kind, const std::vector<char>& bytes);
+    void wait_posted(); // wait_all() with sends posted
 
     std::vector<std::vector<char>> buffers_;
     std::vector<MPI_Request> requests_;
@@ -334,7 +345,7 @@ private:
 /// `max`) or a failure (stored in `failed`, 0 returned).
 template <class T>
 std::size_t recv_values(const boost::mpi::communicator& comm, int source, T* out, std::size_t max,
-                        std::optional<failure>& failed)
+                        maybe_failure& failed)
 {
     if constexpr (codec<T>::raw) {
         // Straight into `out`: no staging copy on the hot path.
@@ -391,7 +402,7 @@ void ring_step(const boost::mpi::communicator& comm, int to, const T* send, std:
 /// failure record of that many bytes, a second MPI_Bcast of the record. A rank keeps its own
 /// failure. Counted as collectives; their bytes on the root, the only sender.
 template <class T>
-void mpi_broadcast(const boost::mpi::communicator& comm, T& value, int root, std::optional<failure>& failed,
+void mpi_broadcast(const boost::mpi::communicator& comm, T& value, int root, maybe_failure& failed,
                    counters& count)
 {
     static_assert(std::is_trivially_copyable_v<T>, "treefold: MPI_Bcast carries raw values");
@@ -437,9 +448,9 @@ struct values_channel {
     T* data;
     std::size_t n;
 
-    std::optional<failure> recv(int source)
+    maybe_failure recv(int source)
     {
-        std::optional<failure> failed;
+        maybe_failure failed;
         const std::size_t got = recv_values(comm, source, data, n, failed);
         if (!failed && got != n) {
             failed = failure::local_size(source, got, n);
@@ -447,7 +458,7 @@ struct values_channel {
         return failed;
     }
 
-    void send(int dest, const std::optional<failure>& failed)
+    void send(int dest, const maybe_failure& failed)
     {
         send_values_or_failure(comm, dest, data, n, failed, count);
     }

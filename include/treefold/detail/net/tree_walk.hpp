@@ -21,21 +21,21 @@ namespace treefold::net {
 /// failure from that rank is returned) and sends its storage, or the failure, to a rank.
 /// net::values_channel (transport.hpp) is the typed one; the C entry points have their own.
 template <class C>
-concept channel = requires(C& c, int rank, const std::optional<failure>& f) {
-    { c.recv(rank) } -> std::same_as<std::optional<failure>>;
+concept channel = requires(C& c, int rank, const maybe_failure& f) {
+    { c.recv(rank) } -> std::same_as<maybe_failure>;
     c.send(rank, f);
 };
 
 /// Binomial broadcast from `root` over ranks 0..p-1 (rank `me` calls it). A rank that
 /// already failed forwards its own failure.
 template <channel C>
-void broadcast(C& ch, int p, int me, int root, std::optional<failure>& failed)
+void broadcast(C& ch, int p, int me, int root, maybe_failure& failed)
 {
     const int rel = (me - root + p) % p; // position relative to the root
     int mask = 1;
     while (mask < p) {
         if ((rel & mask) != 0) {
-            const std::optional<failure> remote = ch.recv((rel - mask + root) % p);
+            const maybe_failure remote = ch.recv((rel - mask + root) % p);
             failed = failed ? failed : remote;
             break;
         }
@@ -51,7 +51,7 @@ void broadcast(C& ch, int p, int me, int root, std::optional<failure>& failed)
 
 /// Moves the result (or a failure) from `from` to `root`; nothing when they are the same.
 template <channel C>
-void deliver(C& ch, int me, int from, int root, std::optional<failure>& failed)
+void deliver(C& ch, int me, int from, int root, maybe_failure& failed)
 {
     if (from == root) {
         return;
@@ -59,7 +59,7 @@ void deliver(C& ch, int me, int from, int root, std::optional<failure>& failed)
     if (me == from) {
         ch.send(root, failed);
     } else if (me == root) {
-        const std::optional<failure> remote = ch.recv(from);
+        const maybe_failure remote = ch.recv(from);
         failed = failed ? failed : remote;
     }
 }
