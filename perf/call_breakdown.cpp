@@ -10,9 +10,11 @@
 // halves of the range at p = 1), `read_result`, `mpi_record` (MPI_Allreduce of one record-sized
 // element under a non-commutative operation that does nothing: the transport and MPI's own
 // work), `mpi_double` (MPI_Allreduce of one double, MPI_SUM: the floor), `fast` (fast-math sum +
-// that MPI_Allreduce: the irreproducible baseline) and `call` (the reducer's all_reduce).
+// that MPI_Allreduce: the irreproducible baseline), `call` (the reducer's all_reduce) and
+// `automatic` (all_reduce of a reducer<double>, the exchange automatic chose).
 // `rest` = call - (kernel + record_write + merge at p > 1 + read_result + mpi_record): the reducer's own
-// checks, plan lookup and counters. Median over rounds of the slowest rank's ns per call.
+// checks, plan lookup and counters; `beyond_kernel` = automatic - kernel. Median over rounds of the
+// slowest rank's ns per call.
 
 #include "baselines.hpp"
 #include "bench_util.hpp"
@@ -131,6 +133,7 @@ int main(int argc, char** argv)
     std::vector<char> send(record.bytes()), recv(record.bytes());
 
     reducer<double, ops::plus, kernel::best, exchange::native> call(world, layout);
+    reducer<double> chosen(world, layout);
     std::vector<double> node_values(nodes.size());
 
     const std::vector<std::pair<std::string, std::function<void()>>> pieces{
@@ -159,6 +162,7 @@ int main(int argc, char** argv)
         {"mpi_double", [&] { sink = perf::mpi_sum(sink, world); }},
         {"fast", [&] { sink = perf::mpi_sum(perf::fastmath_sum(local.data(), local.size()), world); }},
         {"call", [&] { sink = call.all_reduce(std::span<const double>(local)); }},
+        {"automatic", [&] { sink = chosen.all_reduce(std::span<const double>(local)); }},
     };
     std::map<std::string, std::vector<double>> times;
     for (std::size_t r = 0; r < rounds; ++r) {
@@ -184,6 +188,9 @@ int main(int argc, char** argv)
                         *std::max_element(times[name].begin(), times[name].end()));
         }
         std::printf("%-12s %9.1f ns  (call - kernel - record_write - merge at p > 1 - read_result - mpi_record)\n", "rest", rest);
+        std::printf("%-12s %9.1f ns  (automatic - kernel; automatic chose %s, %.2fx fast)\n", "beyond_kernel",
+                    median["automatic"] - median["kernel"], std::string(chosen.exchange_used()).c_str(),
+                    median["automatic"] / median["fast"]);
     }
     MPI_Op_free(&noop);
     MPI_Type_free(&record_type);
