@@ -13,7 +13,7 @@
 #include "bench_util.hpp"
 #include "call_timer.hpp"
 
-#include "treefold/detail/exchange/automatic_choice.hpp"
+#include "treefold/exchange/detail/automatic_choice.hpp"
 #include "treefold/exchange/registry.hpp"
 #include "treefold/layout/distribution.hpp"
 #include "treefold/reducer.hpp"

@@ -20,8 +20,8 @@
 #include "bench_util.hpp"
 #include "call_timer.hpp"
 
-#include "treefold/detail/frontier_record.hpp"
-#include "treefold/detail/layout/routes.hpp"
+#include "treefold/exchange/detail/frontier_record.hpp"
+#include "treefold/layout/detail/routes.hpp"
 #include "treefold/exchange/native.hpp"
 #include "treefold/index_tree/decompose.hpp"
 #include "treefold/layout/distribution.hpp"

@@ -10,7 +10,7 @@
 
 #include "treefold/config.hpp"
 #include "treefold/concepts.hpp"
-#include "treefold/detail/doubles_reducer.hpp"
+#include "treefold/front_door/doubles_reducer.hpp"
 #include "treefold/exchange/automatic.hpp"
 #include "treefold/kernel/accurate.hpp"
 

@@ -10,10 +10,10 @@
 #include "treefold/exchange/automatic.hpp"
 #include "treefold/kernel/dispatch.hpp"
 #include "treefold/kernel/ops.hpp"
-#include "treefold/detail/net/comm.hpp"
-#include "treefold/detail/fp_contract.hpp"
-#include "treefold/detail/reduction_core.hpp"
-#include "treefold/detail/special_results.hpp"
+#include "treefold/net/comm.hpp"
+#include "treefold/front_door/fp_contract.hpp"
+#include "treefold/front_door/reduction_core.hpp"
+#include "treefold/front_door/special_results.hpp"
 
 #include <cstddef>
 #include <memory>

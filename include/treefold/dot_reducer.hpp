@@ -21,9 +21,9 @@
 #include "treefold/kernel/ops.hpp"
 #include "treefold/layout/block_layout.hpp"
 #include "treefold/layout/distribution.hpp"
-#include "treefold/detail/fp_contract.hpp"
+#include "treefold/front_door/fp_contract.hpp"
 #include "treefold/reducer_base.hpp"
-#include "treefold/detail/special_results.hpp"
+#include "treefold/front_door/special_results.hpp"
 #include "treefold/request.hpp"
 
 #include <boost/mpi/communicator.hpp>

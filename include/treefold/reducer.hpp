@@ -10,8 +10,8 @@
 #include "treefold/kernel/threads.hpp"
 #include "treefold/layout/block_layout.hpp"
 #include "treefold/layout/distribution.hpp"
-#include "treefold/detail/fp_contract.hpp"
-#include "treefold/detail/special_results.hpp"
+#include "treefold/front_door/fp_contract.hpp"
+#include "treefold/front_door/special_results.hpp"
 #include "treefold/reducer_base.hpp"
 #include "treefold/request.hpp"
 

@@ -1,14 +1,14 @@
 #pragma once
 /// The one shell of treefold's reducers (reducer, row_reducer, dot_reducer, dots_reducer,
-/// accurate_reducer, binned_reducer): the core they run on (detail/reduction_core.hpp: the
+/// accurate_reducer, binned_reducer): the core they run on (front_door/reduction_core.hpp: the
 /// private communicator, the checked layout, the plan, failures on every rank), the queries
 /// every reducer answers, and the calls' common frame (N = 0 answered on every rank after
 /// one agreement, the exchange otherwise). What a result looks like, and its canonical NaN,
 /// stays each reducer's own.
 
 #include "treefold/config.hpp"
-#include "treefold/detail/reduction_core.hpp"
-#include "treefold/detail/special_results.hpp"
+#include "treefold/front_door/reduction_core.hpp"
+#include "treefold/front_door/special_results.hpp"
 #include "treefold/exchange/native.hpp"
 #include "treefold/layout/block_layout.hpp"
 #include "treefold/request.hpp"

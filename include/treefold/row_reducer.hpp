@@ -19,9 +19,9 @@
 #include "treefold/kernel/ops.hpp"
 #include "treefold/kernel/rows.hpp"
 #include "treefold/layout/block_layout.hpp"
-#include "treefold/detail/net/transport.hpp"
-#include "treefold/detail/fp_contract.hpp"
-#include "treefold/detail/special_results.hpp"
+#include "treefold/net/transport.hpp"
+#include "treefold/front_door/fp_contract.hpp"
+#include "treefold/front_door/special_results.hpp"
 #include "treefold/reducer_base.hpp"
 
 #include <boost/mpi/communicator.hpp>

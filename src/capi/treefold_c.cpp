@@ -11,8 +11,8 @@
 
 #include "treefold/layouts.hpp"
 #include "treefold/error.hpp"
-#include "treefold/detail/exchange/automatic_choice.hpp"
-#include "treefold/detail/net/comm.hpp"
+#include "treefold/exchange/detail/automatic_choice.hpp"
+#include "treefold/net/comm.hpp"
 
 #include <boost/mpi/collectives/all_gather.hpp>
 #include <boost/mpi/exception.hpp>

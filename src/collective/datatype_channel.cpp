@@ -1,7 +1,7 @@
 // The C entry points' transport (see include/treefold/collective/detail/datatype_channel.hpp).
 #include "treefold/collective/detail/datatype_channel.hpp"
 
-#include "treefold/detail/net/tags.hpp"
+#include "treefold/net/tags.hpp"
 
 #include <boost/mpi/communicator.hpp>
 

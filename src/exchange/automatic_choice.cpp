@@ -1,5 +1,5 @@
 // exchange::automatic's process-wide state: the environment, the calibration file, the cache.
-#include "treefold/detail/exchange/automatic_choice.hpp"
+#include "treefold/exchange/detail/automatic_choice.hpp"
 
 #include <sys/stat.h>
 

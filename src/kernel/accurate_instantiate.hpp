@@ -9,7 +9,7 @@
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #endif
 
-#include "treefold/detail/kernel/accurate_impl.hpp"
+#include "treefold/kernel/detail/accurate_impl.hpp"
 
 namespace treefold::kernel::detail {
 template accurate_block_kernel accurate_blocks<xsimd::TREEFOLD_ARCH>() noexcept;

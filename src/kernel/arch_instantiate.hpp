@@ -13,7 +13,7 @@
 
 #include "arch_kernels.hpp"
 #include "treefold/kernel/rows.hpp"
-#include "treefold/detail/kernel/simd_impl.hpp"
+#include "treefold/kernel/detail/simd_impl.hpp"
 
 namespace treefold::kernel {
 namespace detail {

@@ -7,7 +7,7 @@
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #endif
 
-#include "treefold/detail/kernel/binned_impl.hpp"
+#include "treefold/kernel/detail/binned_impl.hpp"
 
 template treefold::kernel::detail::binned_lane_kernel treefold::kernel::detail::binned_lanes<xsimd::TREEFOLD_ARCH, 2>() noexcept;
 template treefold::kernel::detail::binned_lane_kernel treefold::kernel::detail::binned_lanes<xsimd::TREEFOLD_ARCH, 3>() noexcept;

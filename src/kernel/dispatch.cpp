@@ -7,7 +7,7 @@
 #include "arch_kernels.hpp"
 #include "treefold/kernel/dispatch.hpp"
 #include "treefold/kernel/rows.hpp"
-#include "treefold/detail/kernel/simd_impl.hpp"
+#include "treefold/kernel/detail/simd_impl.hpp"
 #include "treefold/kernel/dot.hpp"
 
 #include <cstdlib>

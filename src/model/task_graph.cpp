@@ -1,7 +1,7 @@
 // Task-graph simulator (see include/treefold/model/task_graph.hpp).
 #include "treefold/model/task_graph.hpp"
 
-#include "treefold/detail/layout/routes.hpp"
+#include "treefold/layout/detail/routes.hpp"
 #include "treefold/index_tree/decompose.hpp"
 
 #include <algorithm>

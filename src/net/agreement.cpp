@@ -1,7 +1,7 @@
-// The collective agreements (detail/net/agreement.hpp): compiled once here instead of in
+// The collective agreements (net/agreement.hpp): compiled once here instead of in
 // every program.
-#include "treefold/detail/net/agreement.hpp"
-#include "treefold/detail/special_results.hpp"
+#include "treefold/net/agreement.hpp"
+#include "treefold/front_door/special_results.hpp"
 
 #include <boost/mpi/collectives.hpp>
 

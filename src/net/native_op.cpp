@@ -1,4 +1,4 @@
-#include "treefold/detail/net/native_op.hpp"
+#include "treefold/net/native_op.hpp"
 
 #include <boost/mpi/exception.hpp>
 

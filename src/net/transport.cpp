@@ -1,6 +1,6 @@
-// The transport's code that does not depend on the value type (detail/net/transport.hpp):
+// The transport's code that does not depend on the value type (net/transport.hpp):
 // compiled once here instead of in every program.
-#include "treefold/detail/net/transport.hpp"
+#include "treefold/net/transport.hpp"
 
 #include <string>
 

@@ -3,7 +3,7 @@
 #include "treefold/plan/generators.hpp"
 
 #include "builder.hpp"
-#include "treefold/detail/layout/routes.hpp"
+#include "treefold/layout/detail/routes.hpp"
 #include "treefold/index_tree/decompose.hpp"
 #include "treefold/topology/schedule.hpp"
 #include "treefold/topology/tree_shape.hpp"

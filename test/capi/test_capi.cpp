@@ -11,7 +11,7 @@
 #include "treefold/io/values_file.hpp"
 #include "treefold/kernel/ops.hpp"
 #include "treefold/reducer.hpp"
-#include "treefold/detail/special_results.hpp"
+#include "treefold/front_door/special_results.hpp"
 #include "treefold/treefold.h"
 
 #include <algorithm>

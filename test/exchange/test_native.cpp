@@ -6,11 +6,11 @@
 
 #include "support/mpi_test.hpp"
 #include "support/oracle.hpp"
-#include "treefold/detail/exchange/automatic_choice.hpp"
+#include "treefold/exchange/detail/automatic_choice.hpp"
 #include "treefold/exchange/automatic.hpp"
 #include "treefold/exchange/native.hpp"
 #include "treefold/frontier.hpp"
-#include "treefold/detail/frontier_record.hpp"
+#include "treefold/exchange/detail/frontier_record.hpp"
 #include "treefold/kernel/scalar.hpp"
 #include "treefold/layout/distribution.hpp"
 #include "treefold/reducer.hpp"

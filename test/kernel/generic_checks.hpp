@@ -44,7 +44,7 @@ void run_generic_avx512f(generic_inputs& in);
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #endif
 #include "treefold/kernel/scalar.hpp"
-#include "treefold/detail/kernel/simd_impl.hpp"
+#include "treefold/kernel/detail/simd_impl.hpp"
 
 namespace kernel_tests {
 namespace {

@@ -10,7 +10,7 @@ MPI_FREE_LAYERS=(index_tree layout plan kernel topology model io)
 # What those may not include: MPI itself (an include path equal to, or under, one of these) ...
 MPI_INCLUDES=(mpi.h boost/mpi.hpp boost/mpi)
 # ... nor a treefold header of the layers that talk to the network, nor the front doors.
-NETWORK_LAYERS=(collective exchange net rma dsop)
+NETWORK_LAYERS=(collective exchange net front_door rma dsop)
 NETWORK_FILES=(reducer.hpp row_reducer.hpp)
 # Layers that must not include each other (either direction), in include/treefold/ and src/.
 SEPARATED=("collective exchange")
@@ -47,8 +47,7 @@ layer_of_file() {
     src/*) rest="${rel#src/}" ;;
     *) return ;;
   esac
-  rest="${rest#detail/}" # include/treefold/detail/<layer>/...: that layer's internals
-  LAYER="${rest%%/*}"
+  LAYER="${rest%%/*}" # (a layer's internals sit in <layer>/detail/: the same layer)
 }
 
 # Sets LAYER to the treefold layer (or top-level header) an include names, resolving
@@ -58,7 +57,6 @@ layer_of_include() {
   LAYER=""
   if [[ "$path" == treefold/* ]]; then
     rel="${path#treefold/}"
-    rel="${rel#detail/}"
     LAYER="${rel%%/*}"
     return
   fi
@@ -89,6 +87,9 @@ check_file() {
   local file="$1" layer line text path quoted target a b pair
   layer_of_file "$file"
   layer="$LAYER"
+  if [[ "$file" == include/treefold/detail/* ]]; then
+    report "$file:0" "internals sit in their layer's folder (include/treefold/<layer>/detail/), not in include/treefold/detail/"
+  fi
   while IFS= read -r match; do
     line="${match%%:*}"
     text="${match#*:}"

@@ -28,8 +28,8 @@ for tree in clean violating; do
   put $tree include/treefold/collective/tree_reduce.hpp '#pragma once' '#include "treefold/net/p2p.hpp"' \
     '#include "../topology/tree_shape.hpp"'
   put $tree include/treefold/reducer.hpp '#pragma once' '#include "treefold/exchange/tree.hpp"' \
-    '#include "treefold/detail/net/wire.hpp"'
-  put $tree include/treefold/detail/net/wire.hpp '#pragma once' '#include <mpi.h>'
+    '#include "treefold/net/wire.hpp"'
+  put $tree include/treefold/net/wire.hpp '#pragma once' '#include <mpi.h>'
   put $tree include/treefold/all_exchanges.hpp '#pragma once' '#include "treefold/rma/one_sided.hpp"'
   put $tree src/cli/sum.cpp '#include "treefold/model/pipelining.hpp"'
   put $tree src/layout/block_layout.cpp '#include "treefold/layout/block_layout.hpp"' '#include <stdexcept>'
@@ -52,12 +52,14 @@ put violating include/treefold/exchange/schedule.hpp '#include "treefold/net/p2p
 put violating src/collective/schedule.cpp '#include "treefold/exchange/wire.hpp"'
 put violating src/exchange/direct.cpp '#include "treefold/collective/tree_reduce.hpp"'
 put violating include/treefold/all_reduce.hpp '#pragma once' '#include "treefold/model/pipelining.hpp"'
-put violating include/treefold/detail/kernel/lanes.hpp '#pragma once' '#include <boost/mpi.hpp>'
-put violating src/net/comm.cpp '#include "treefold/detail/net/wire.hpp"' '#include "treefold/rma/queue.hpp"'
+put violating include/treefold/kernel/detail/lanes.hpp '#pragma once' '#include <boost/mpi.hpp>'
+put violating include/treefold/detail/helper.hpp '#pragma once'
+put violating src/net/comm.cpp '#include "treefold/net/wire.hpp"' '#include "treefold/rma/queue.hpp"'
 
 expected="$(LC_ALL=C sort <<'LIST'
 include/treefold/all_reduce.hpp:2
-include/treefold/detail/kernel/lanes.hpp:2
+include/treefold/kernel/detail/lanes.hpp:2
+include/treefold/detail/helper.hpp:0
 src/net/comm.cpp:2
 include/treefold/collective/allreduce.hpp:2
 include/treefold/exchange/schedule.hpp:2

@@ -17,7 +17,7 @@
 #include "treefold/layout/block_layout.hpp"
 #include "treefold/layout/distribution.hpp"
 #include "treefold/reducer.hpp"
-#include "treefold/detail/special_results.hpp"
+#include "treefold/front_door/special_results.hpp"
 
 #include <boost/serialization/string.hpp>
 

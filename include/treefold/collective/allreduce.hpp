@@ -15,10 +15,10 @@
 #include "treefold/config.hpp"
 #include "treefold/comm_view.hpp"
 #include "treefold/error.hpp"
-#include "treefold/detail/net/comm.hpp"
-#include "treefold/detail/net/schedule_run.hpp"
+#include "treefold/net/comm.hpp"
+#include "treefold/net/schedule_run.hpp"
 #include "treefold/collective/detail/transfers.hpp"
-#include "treefold/detail/net/transport.hpp"
+#include "treefold/net/transport.hpp"
 #include "treefold/topology/schedule.hpp"
 
 #include <boost/mpi/communicator.hpp>

@@ -6,7 +6,7 @@
 #include "treefold/config.hpp"
 #include "treefold/comm_view.hpp"
 #include "treefold/collective/detail/transfers.hpp"
-#include "treefold/detail/net/transport.hpp"
+#include "treefold/net/transport.hpp"
 
 #include <boost/mpi/communicator.hpp>
 

@@ -24,9 +24,9 @@
 
 #include "treefold/config.hpp"
 #include "treefold/concepts.hpp"
-#include "treefold/detail/exchange/automatic_choice.hpp"
-#include "treefold/detail/exchange/outcome.hpp"
-#include "treefold/detail/net/transport.hpp"
+#include "treefold/exchange/detail/automatic_choice.hpp"
+#include "treefold/exchange/detail/outcome.hpp"
+#include "treefold/net/transport.hpp"
 #include "treefold/exchange/executor.hpp"
 #include "treefold/exchange/list.hpp"
 #include "treefold/exchange/native.hpp"

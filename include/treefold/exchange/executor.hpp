@@ -16,9 +16,9 @@
 
 #include "treefold/config.hpp"
 #include "treefold/concepts.hpp"
-#include "treefold/detail/exchange/outcome.hpp"
-#include "treefold/detail/net/agreement.hpp"
-#include "treefold/detail/net/transport.hpp"
+#include "treefold/exchange/detail/outcome.hpp"
+#include "treefold/net/agreement.hpp"
+#include "treefold/net/transport.hpp"
 #include "treefold/frontier.hpp"
 #include "treefold/layout/block_layout.hpp"
 #include "treefold/plan/schedule.hpp"

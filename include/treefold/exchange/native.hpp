@@ -18,15 +18,15 @@
 
 #include "treefold/config.hpp"
 #include "treefold/concepts.hpp"
-#include "treefold/detail/exchange/outcome.hpp"
+#include "treefold/exchange/detail/outcome.hpp"
 #include "treefold/exchange/executor.hpp"
 #include "treefold/index_tree/decompose.hpp"
-#include "treefold/detail/frontier_record.hpp"
-#include "treefold/detail/order_free_record.hpp"
+#include "treefold/exchange/detail/frontier_record.hpp"
+#include "treefold/exchange/detail/order_free_record.hpp"
 #include "treefold/layout/block_layout.hpp"
-#include "treefold/detail/net/agreement.hpp"
-#include "treefold/detail/net/native_op.hpp"
-#include "treefold/detail/net/transport.hpp"
+#include "treefold/net/agreement.hpp"
+#include "treefold/net/native_op.hpp"
+#include "treefold/net/transport.hpp"
 
 #include <boost/mpi/communicator.hpp>
 #include <mpi.h>

@@ -14,7 +14,7 @@
 #include "treefold/kernel/rows.hpp"
 #include "treefold/kernel/scalar.hpp"
 #include "treefold/kernel/simd.hpp"
-#include "treefold/detail/kernel/simd_impl.hpp"
+#include "treefold/kernel/detail/simd_impl.hpp"
 
 #include <cstdint>
 #include <type_traits>

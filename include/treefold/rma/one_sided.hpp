@@ -13,8 +13,8 @@
 /// Construction and destruction are collective (the queue's MPI window).
 
 #include "treefold/config.hpp"
-#include "treefold/detail/net/tags.hpp"
-#include "treefold/detail/net/transport.hpp"
+#include "treefold/net/tags.hpp"
+#include "treefold/net/transport.hpp"
 #include "treefold/exchange/executor.hpp"
 #include "treefold/plan/generators.hpp"
 #include "treefold/rma/mpsc_queue.hpp"

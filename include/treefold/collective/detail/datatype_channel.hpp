@@ -6,7 +6,7 @@
 
 #include "treefold/config.hpp"
 #include "treefold/error.hpp"
-#include "treefold/detail/net/transport.hpp"
+#include "treefold/net/transport.hpp"
 
 #include <mpi.h>
 

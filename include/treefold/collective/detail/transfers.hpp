@@ -9,8 +9,8 @@
 /// allreduce starts hundreds of them per call.
 
 #include "treefold/config.hpp"
-#include "treefold/detail/net/tags.hpp"
-#include "treefold/detail/net/transport.hpp"
+#include "treefold/net/tags.hpp"
+#include "treefold/net/transport.hpp"
 
 #include <boost/mpi/communicator.hpp>
 #include <boost/mpi/exception.hpp>

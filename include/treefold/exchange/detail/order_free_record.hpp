@@ -10,7 +10,7 @@
 /// memcpy: MPI may hand the operation buffers at any alignment.
 
 #include "treefold/config.hpp"
-#include "treefold/detail/raw_bytes.hpp"
+#include "treefold/exchange/detail/raw_bytes.hpp"
 #include "treefold/error.hpp"
 
 #include <algorithm>

@@ -5,7 +5,7 @@
 
 #include "treefold/config.hpp"
 #include "treefold/error.hpp"
-#include "treefold/detail/net/transport.hpp"
+#include "treefold/net/transport.hpp"
 
 #include <boost/mpi/collectives.hpp>
 #include <boost/mpi/communicator.hpp>

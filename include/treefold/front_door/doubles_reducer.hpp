@@ -9,8 +9,8 @@
 #include "treefold/concepts.hpp"
 #include "treefold/layout/block_layout.hpp"
 #include "treefold/layout/distribution.hpp"
-#include "treefold/detail/order_free_record.hpp"
-#include "treefold/detail/special_results.hpp"
+#include "treefold/exchange/detail/order_free_record.hpp"
+#include "treefold/front_door/special_results.hpp"
 #include "treefold/reducer_base.hpp"
 
 #include <boost/mpi/communicator.hpp>

@@ -20,7 +20,7 @@
 
 #include "treefold/config.hpp"
 #include "treefold/error.hpp"
-#include "treefold/detail/net/tags.hpp"
+#include "treefold/net/tags.hpp"
 
 #include <boost/mpi/collectives/broadcast.hpp>
 #include <boost/mpi/communicator.hpp>

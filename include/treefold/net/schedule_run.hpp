@@ -24,8 +24,8 @@
 
 #include "treefold/config.hpp"
 #include "treefold/error.hpp"
-#include "treefold/detail/net/native_op.hpp"
-#include "treefold/detail/net/transport.hpp"
+#include "treefold/net/native_op.hpp"
+#include "treefold/net/transport.hpp"
 #include "treefold/topology/schedule.hpp"
 
 #include <boost/mpi/communicator.hpp>

@@ -8,10 +8,10 @@
 #include "treefold/layouts.hpp"
 #include "treefold/comm_view.hpp"
 #include "treefold/error.hpp"
-#include "treefold/detail/exchange/outcome.hpp"
+#include "treefold/exchange/detail/outcome.hpp"
 #include "treefold/layout/block_layout.hpp"
-#include "treefold/detail/net/agreement.hpp"
-#include "treefold/detail/net/transport.hpp"
+#include "treefold/net/agreement.hpp"
+#include "treefold/net/transport.hpp"
 #include "treefold/request.hpp"
 
 #include <boost/mpi/collectives/all_reduce.hpp>

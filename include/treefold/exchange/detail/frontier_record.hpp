@@ -12,7 +12,7 @@
 /// an MPI library may hand the operation buffers at any alignment.
 
 #include "treefold/config.hpp"
-#include "treefold/detail/raw_bytes.hpp"
+#include "treefold/exchange/detail/raw_bytes.hpp"
 #include "treefold/error.hpp"
 #include "treefold/frontier.hpp"
 #include "treefold/index_tree/decompose.hpp"

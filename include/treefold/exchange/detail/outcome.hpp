@@ -6,8 +6,8 @@
 #include "treefold/error.hpp"
 #include "treefold/frontier.hpp"
 #include "treefold/kernel/ops.hpp"
-#include "treefold/detail/net/transport.hpp"
-#include "treefold/detail/net/tree_walk.hpp"
+#include "treefold/net/transport.hpp"
+#include "treefold/net/tree_walk.hpp"
 
 #include <boost/mpi/communicator.hpp>
 

@@ -18,8 +18,8 @@
 /// (pass-through), never combined with an invented identity.
 
 #include "treefold/config.hpp"
-#include "treefold/detail/kernel/lanes_avx2.hpp"
-#include "treefold/detail/kernel/lanes_avx512f.hpp"
+#include "treefold/kernel/detail/lanes_avx2.hpp"
+#include "treefold/kernel/detail/lanes_avx512f.hpp"
 #include "treefold/kernel/simd.hpp"
 
 #include <xsimd/xsimd.hpp>

@@ -15,7 +15,7 @@
 
 #include "treefold/config.hpp"
 #include "treefold/kernel/accurate.hpp"
-#include "treefold/detail/kernel/simd_impl.hpp"
+#include "treefold/kernel/detail/simd_impl.hpp"
 
 #include <xsimd/xsimd.hpp>
 
