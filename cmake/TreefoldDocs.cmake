@@ -1,6 +1,13 @@
 # The Doxygen API reference (doc/Doxyfile.in): target `doc` (not part of `all`), and with the
 # tests the ctest doc.api, which fails on any Doxygen warning. Debian package: doxygen.
 find_program(TREEFOLD_DOXYGEN doxygen)
+# The components' headers (components/<name>/include/treefold/<name>).
+set(TREEFOLD_DOXYGEN_COMPONENT_INPUT "")
+set(TREEFOLD_DOXYGEN_COMPONENT_ROOTS "")
+foreach(component IN LISTS TREEFOLD_COMPONENTS)
+  string(APPEND TREEFOLD_DOXYGEN_COMPONENT_INPUT " ${PROJECT_SOURCE_DIR}/components/${component}/include/treefold/${component}")
+  string(APPEND TREEFOLD_DOXYGEN_COMPONENT_ROOTS " ${PROJECT_SOURCE_DIR}/components/${component}/include")
+endforeach()
 configure_file(${PROJECT_SOURCE_DIR}/doc/Doxyfile.in ${PROJECT_BINARY_DIR}/doc/Doxyfile @ONLY)
 if(TREEFOLD_DOXYGEN)
   add_custom_target(doc COMMAND ${TREEFOLD_DOXYGEN} ${PROJECT_BINARY_DIR}/doc/Doxyfile

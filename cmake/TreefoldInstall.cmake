@@ -12,6 +12,10 @@ install(TARGETS ${_treefold_installed} EXPORT treefoldTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/treefold
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+foreach(component IN LISTS TREEFOLD_COMPONENTS)
+  install(DIRECTORY ${PROJECT_SOURCE_DIR}/components/${component}/include/treefold
+          DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+endforeach()
 install(FILES ${PROJECT_BINARY_DIR}/include/treefold/version.hpp
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/treefold)
 set(TREEFOLD_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/treefold)

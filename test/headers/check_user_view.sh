@@ -7,18 +7,21 @@
 #     the model-planned schedule generators), the one-sided exchange, nor file reading (the
 #     recursive-doubling schedule exchange is one of automatic's candidates, so it is in);
 #  3. TREEFOLD_VERSION_STRING matches the project's version.
-# Usage: check_user_view.sh <include dir> <c++ compiler> <version> <compiler flags...>
+# Usage: check_user_view.sh <include dirs, ':'-separated: the core's, then the components'>
+#        <c++ compiler> <version> <compiler flags...>
 set -u
-include="$1"; cxx="$2"; version="$3"; shift 3
+IFS=: read -r -a includes <<<"$1"; cxx="$2"; version="$3"; shift 3
 flags=(-std=c++20 "$@")
 failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 
-while IFS= read -r header; do
-  rel="${header#"$include"/}"
-  [[ "$rel" == treefold/config.hpp ]] && continue
-  grep -q '^#include "treefold/config.hpp"' "$header" || fail "$rel does not include treefold/config.hpp"
-done < <(find "$include/treefold" -name '*.hpp' | sort)
+for include in "${includes[@]}"; do
+  while IFS= read -r header; do
+    rel="${header#"$include"/}"
+    [[ "$rel" == treefold/config.hpp ]] && continue
+    grep -q '^#include "treefold/config.hpp"' "$header" || fail "$rel does not include treefold/config.hpp"
+  done < <(find "$include/treefold" -name '*.hpp' | sort)
+done
 
 src="$(mktemp --suffix=.cpp)"; trap 'rm -f "$src"' EXIT
 printf '#include "treefold/treefold.hpp"\nint main() {}\n' > "$src"

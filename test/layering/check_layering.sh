@@ -5,7 +5,8 @@
 set -uo pipefail
 
 # ---- The rules (the one place to change them) ---------------------------------------------
-# Layers that know nothing of MPI: include/treefold/<layer>/ and src/<layer>/.
+# Layers that know nothing of MPI: include/treefold/<layer>/ and src/<layer>/ (a component's:
+# components/<layer>/include/treefold/<layer>/ and components/<layer>/src/).
 MPI_FREE_LAYERS=(index_tree layout plan kernel topology model io)
 # What those may not include: MPI itself (an include path equal to, or under, one of these) ...
 MPI_INCLUDES=(mpi.h boost/mpi.hpp boost/mpi)
@@ -37,14 +38,17 @@ contains() { # contains <word> <list...>
   return 1
 }
 
-# Sets LAYER to the layer a repository-relative file belongs to (include/treefold/<layer>/...
-# or src/<layer>/...), or to a top-level header's name (reducer.hpp); empty otherwise.
+# Sets LAYER to the layer a repository-relative file belongs to (include/treefold/<layer>/...,
+# src/<layer>/..., components/<layer>/include/treefold/<layer>/... or components/<layer>/src/...),
+# or to a top-level header's name (reducer.hpp); empty otherwise.
 layer_of_file() {
   local rel="$1" rest
   LAYER=""
   case "$rel" in
     include/treefold/*) rest="${rel#include/treefold/}" ;;
     src/*) rest="${rel#src/}" ;;
+    components/*/include/treefold/*) rest="${rel#components/*/include/treefold/}" ;;
+    components/*/src/*) rest="${rel#components/}"; rest="${rest%%/*}/${rest#*/src/}" ;;
     *) return ;;
   esac
   LAYER="${rest%%/*}" # (a layer's internals sit in <layer>/detail/: the same layer)
@@ -63,7 +67,7 @@ layer_of_include() {
   [[ "$quoted" == 1 ]] || return
   resolved="$(realpath -m "$ROOT/${file%/*}/$path")"
   case "$resolved" in
-    "$ROOT"/include/treefold/* | "$ROOT"/src/*) layer_of_file "${resolved#"$ROOT"/}" ;;
+    "$ROOT"/include/treefold/* | "$ROOT"/src/* | "$ROOT"/components/*) layer_of_file "${resolved#"$ROOT"/}" ;;
   esac
 }
 
@@ -89,6 +93,9 @@ check_file() {
   layer="$LAYER"
   if [[ "$file" == include/treefold/detail/* ]]; then
     report "$file:0" "internals sit in their layer's folder (include/treefold/<layer>/detail/), not in include/treefold/detail/"
+  fi
+  if [[ "$file" == include/* || "$file" == src/* ]] && contains "$layer" "${COMPONENT_LAYERS[@]}"; then
+    report "$file:0" "component '$layer' outside its folder (components/$layer/include/treefold/$layer/, components/$layer/src/)"
   fi
   while IFS= read -r match; do
     line="${match%%:*}"
@@ -125,7 +132,7 @@ check_file() {
 
 while IFS= read -r file; do
   check_file "$file"
-done < <(cd "$ROOT" && find include/treefold src -type f -regextype posix-extended -regex "$SOURCE_GLOB" 2>/dev/null | LC_ALL=C sort)
+done < <(cd "$ROOT" && find include/treefold src components -type f -regextype posix-extended -regex "$SOURCE_GLOB" 2>/dev/null | LC_ALL=C sort)
 
 if ((checked == 0)); then
   echo "check_layering: no source files under $ROOT/include/treefold or $ROOT/src" >&2

@@ -1,5 +1,5 @@
 // The size-aware pipelining model: parameters at a size, the fit of schedule_fit's
-// samples, and its constants file (see include/treefold/model/size_model.hpp).
+// samples, and its constants file (see treefold/model/size_model.hpp).
 #include "treefold/model/size_model.hpp"
 #include "treefold/io/values_file.hpp"
 

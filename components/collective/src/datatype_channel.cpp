@@ -1,4 +1,4 @@
-// The C entry points' transport (see include/treefold/collective/detail/datatype_channel.hpp).
+// The C entry points' transport (see treefold/collective/detail/datatype_channel.hpp).
 #include "treefold/collective/detail/datatype_channel.hpp"
 
 #include "treefold/net/tags.hpp"

@@ -1,5 +1,5 @@
 // The pipelining model: Lambert-W formulas, their numerical checks, modelled time, the
-// heuristic and the exact search (see include/treefold/model/pipelining.hpp).
+// heuristic and the exact search (see treefold/model/pipelining.hpp).
 #include "treefold/model/pipelining.hpp"
 #include "treefold/io/values_file.hpp"
 

@@ -1,5 +1,5 @@
 #pragma once
-// Internal to src/rma: the one-sided queues' helpers — errors, the message header on the
+// Internal to components/rma/src: the one-sided queues' helpers — errors, the message header on the
 // wire, the window's reservation word and header region.
 
 #include "treefold/rma/queue_base.hpp"

@@ -1,4 +1,4 @@
-// Task-graph simulator (see include/treefold/model/task_graph.hpp).
+// Task-graph simulator (see treefold/model/task_graph.hpp).
 #include "treefold/model/task_graph.hpp"
 
 #include "treefold/layout/detail/routes.hpp"
