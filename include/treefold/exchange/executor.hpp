@@ -149,7 +149,8 @@ public:
     template <class... A>
     executor(const boost::mpi::communicator& comm, plan::rank_schedule schedule, A&&... channel_args)
         : comm_(comm), s_(std::move(schedule)), stack_(s_.n), held_(s_.n),
-          channel_(comm, std::forward<A>(channel_args)...)
+          channel_(comm, std::forward<A>(channel_args)...),
+          alone_(s_.p == 1 && s_.local.size() == 1 && s_.receives.empty() && s_.sends.empty())
     {
         slots_.resize(s_.local.size());
         inbox_.resize(s_.nodes.size() + 1); // a received node's value sits at its node's index (+ 1: never null)
@@ -176,6 +177,17 @@ public:
                    std::exception_ptr& own_error)
     {
         const int me = s_.rank; // (the schedule's: no MPI call per run)
+        if constexpr (!may_throw<Op, T>) {
+            if (alone_) { // one rank: its one node is the root (the steps would only push and pop it)
+                outcome<T> out;
+                if (failed) {
+                    out.failed = std::move(failed);
+                } else {
+                    out.value.emplace(compute<Kernel>(local, 0, op));
+                }
+                return out;
+            }
+        }
         stack_.reset(s_.n);
         out_.clear();
         channel_.begin(s_, count);
@@ -294,6 +306,7 @@ private:
     std::vector<T> inbox_;
     std::vector<T> out_;
     Channel channel_;
+    bool alone_; // one rank, one local node, no message: run() computes the node and returns it
 
 protected:
     /// The channel (a component's plan reads its channel's state).

@@ -185,13 +185,16 @@ private:
     std::optional<T> run_everywhere(const T* local, std::size_t values, Op& op, std::optional<int> root)
     {
         const in_use busy(busy_, in_flight_.on, check_);
-        const net::call_scope call(++calls_); // first: every rank counts the call, even one that throws here
+        // First: every rank counts the call, even one that throws here.
+        const net::call_scope call(++calls_, !net::codec<T>::raw);
         check_call<Op>(values, root.value_or(-1));
         maybe_failure failed = prepare(values, root);
         exchange::outcome<T> out = plan_.template run<Kernel>(local, op, failed, last_, own_error_);
         exchange::share_result(plan_, comm_, out, last_);
-        if (net::codec_error() && !own_error_) {
-            own_error_ = net::codec_error(); // this rank's encoding or decoding threw; the peers know
+        if constexpr (!net::codec<T>::raw) {
+            if (net::codec_error() && !own_error_) {
+                own_error_ = net::codec_error(); // this rank's encoding or decoding threw; the peers know
+            }
         }
         throw_if_failed(out.failed, own_error_);
         return std::move(out.value);

@@ -76,11 +76,16 @@ inline std::exception_ptr& codec_error() noexcept
 
 /// Makes `call` the thread's current call, with no codec error yet, for its lifetime
 /// (restoring the previous one, so a reducer called from inside another's operator is fine).
+/// A call whose values never pass a codec (`encodes` false: raw values) leaves the codec
+/// error alone.
 class call_scope {
 public:
-    explicit call_scope(std::uint32_t call) noexcept : saved_(current_call())
+    explicit call_scope(std::uint32_t call, bool encodes = true) noexcept : saved_(current_call()), encodes_(encodes)
     {
         current_call() = call;
+        if (!encodes_) {
+            return;
+        }
         if (std::exception_ptr& e = codec_error()) { // (an outer call's; the common case is none)
             saved_error_ = std::move(e);
             e = nullptr;
@@ -89,6 +94,9 @@ public:
     ~call_scope()
     {
         current_call() = saved_;
+        if (!encodes_) {
+            return;
+        }
         if (std::exception_ptr& e = codec_error(); e || saved_error_) {
             e = std::move(saved_error_);
         }
@@ -98,6 +106,7 @@ public:
 
 private:
     std::uint32_t saved_;
+    bool encodes_;
     std::exception_ptr saved_error_;
 };
 
