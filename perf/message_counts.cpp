@@ -24,6 +24,7 @@
 #include "treefold/layout/block_layout.hpp"
 #include "treefold/layout/distribution.hpp"
 #include "treefold/model/plan_messages.hpp"
+#include "treefold/rma/one_sided.hpp"
 
 #include <boost/program_options.hpp>
 
@@ -207,7 +208,8 @@ int main(int argc, char** argv)
                 print_row(p, n, d.name(), "tree", treefold::model::tree_call_messages(layout), bound);
             }
             if (wanted("one_sided")) {
-                print_row(p, n, d.name(), "one_sided", treefold::model::one_sided_call_messages(layout), bound);
+                const auto queue = treefold::rma::one_sided_call_messages(layout);
+                print_row(p, n, d.name(), "one_sided", {queue.exchange, queue.exchange, queue.all_reduce}, bound);
             }
             if (wanted("schedule_best")) {
                 print_row(p, n, d.name(), "schedule_best", schedule_counts, bound);

@@ -96,7 +96,7 @@ void check_layout(const mpi::communicator& comm, const layout::block_layout& l, 
                               << want_tree.reduce << " / " << model::tree_exchange_messages(l));
 
     // one_sided: the direct routes, one queue message per outbound root, same finisher.
-    const auto want_queue = model::one_sided_call_messages(l);
+    const auto want_queue = rma::one_sided_call_messages(l);
     const auto got_queue = run_reducer<rma::one_sided>(comm, l, direct_finisher);
     BOOST_CHECK_MESSAGE(got_queue.all_reduce == want_queue.all_reduce && got_queue.reduce == want_queue.all_reduce,
                         where << " one_sided: measured " << got_queue.reduce << " / " << got_queue.all_reduce

@@ -58,12 +58,6 @@ call_messages direct_call_messages(const block_layout& layout, plan::direct_buff
                           direct_messages(layout) + empty_block_reports(layout));
 }
 
-call_messages one_sided_call_messages(const block_layout& layout)
-{
-    const std::uint64_t sent = direct_messages(layout) + empty_block_reports(layout);
-    return with_broadcast(layout, sent, sent);
-}
-
 call_messages tree_call_messages(const block_layout& layout)
 {
     const auto sent = tree_exchange_messages(layout);

@@ -50,11 +50,6 @@ call_messages direct_call_messages(const layout::block_layout& layout, plan::dir
 /// Counts for the tree exchange (it has no buffer, so `unbuffered` equals `reduce`).
 call_messages tree_call_messages(const layout::block_layout& layout);
 
-/// Counts for the one-sided exchange: the direct exchange's routes with no send buffer, each
-/// outbound root one queue message (so `reduce` equals `unbuffered`), one report per empty
-/// block, plus the broadcast.
-call_messages one_sided_call_messages(const layout::block_layout& layout);
-
 /// The bound (p - 1) * (log2((N - 1) / p) + 1) on the direct exchange's messages. Empty
 /// when N - 1 < p: the logarithm is then negative and the formula no longer bounds anything
 /// (even the tree needs p - 1 messages).

@@ -176,4 +176,15 @@ struct one_sided {
     };
 };
 
+/// The one-sided exchange's messages in one call, summed over every rank.
+struct one_sided_messages {
+    std::uint64_t exchange = 0;   ///< the exchange alone: one queue message per outbound root, one report per empty block
+    std::uint64_t all_reduce = 0; ///< with the result's broadcast: what all_reduce() and reduce() send
+};
+
+/// This component's cost model: the messages of one_sided's calls on `layout`, counted from
+/// the schedules it runs (one_sided::schedule for every rank, plan::count and
+/// plan::broadcast_messages), so model and executor cannot disagree.
+one_sided_messages one_sided_call_messages(const layout::block_layout& layout);
+
 } // namespace treefold::rma
