@@ -65,7 +65,8 @@ namespace treefold {
 /// Threads: set_threads() has this rank's local nodes computed by several threads (a pool the
 /// reducer owns, or any task_executor), with the same bits for every thread count
 /// (kernel::split). The exchange stays on the calling thread. A reducer takes one call at a
-/// time (a call from a second thread while one runs throws std::logic_error there): call it
+/// time (a call from a second thread while one runs throws std::logic_error there; with
+/// checking::on also one begun in the same instant): call it
 /// from one thread (per reducer) while other threads compute; several reducers
 /// may run calls on several threads at once (MPI_THREAD_MULTIPLE).
 template <transportable T, reduction_operator<T> Op = ops::plus, kernel_policy<T, Op> Kernel = kernel::best,
