@@ -148,6 +148,18 @@ struct automatic {
             return visit([](const auto& p) { return p.finisher(); });
         }
 
+        /// Whether the chosen candidate is an executor alone on one rank (executor::alone).
+        bool alone() const
+        {
+            return visit([](const auto& p) {
+                if constexpr (requires { p.alone(); }) {
+                    return p.alone();
+                } else {
+                    return false;
+                }
+            });
+        }
+
         /// Runs the chosen candidate's exchange; same contract as direct::plan::run.
         template <class Kernel, class Op>
         outcome<T> run(const T* local, Op& op, maybe_failure failed, net::counters& count,

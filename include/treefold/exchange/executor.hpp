@@ -167,6 +167,10 @@ public:
     }
     /// The schedule this plan runs.
     const plan::rank_schedule& schedule() const { return s_; }
+    /// Whether the schedule is one rank's computing its one node, the root, with no message:
+    /// a call may then compute that node and skip run() (reduction_core does, for operators
+    /// that cannot throw; run() would push and pop the node and agree on nothing).
+    bool alone() const { return alone_; }
 
     /// Runs the schedule. `local` points at this rank's block (ignored when `failed` is set
     /// on entry). On return the outcome of a rank that holds the root has it, or the failure;
@@ -177,17 +181,6 @@ public:
                    std::exception_ptr& own_error)
     {
         const int me = s_.rank; // (the schedule's: no MPI call per run)
-        if constexpr (!may_throw<Op, T>) {
-            if (alone_) { // one rank: its one node is the root (the steps would only push and pop it)
-                outcome<T> out;
-                if (failed) {
-                    out.failed = std::move(failed);
-                } else {
-                    out.value.emplace(compute<Kernel>(local, 0, op));
-                }
-                return out;
-            }
-        }
         stack_.reset(s_.n);
         out_.clear();
         channel_.begin(s_, count);
@@ -306,7 +299,7 @@ private:
     std::vector<T> inbox_;
     std::vector<T> out_;
     Channel channel_;
-    bool alone_; // one rank, one local node, no message: run() computes the node and returns it
+    bool alone_; // one rank, one local node, no message (alone())
 
 protected:
     /// The channel (a component's plan reads its channel's state).

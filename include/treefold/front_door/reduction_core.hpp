@@ -7,6 +7,7 @@
 #include "treefold/config.hpp"
 #include "treefold/layouts.hpp"
 #include "treefold/comm_view.hpp"
+#include "treefold/concepts.hpp"
 #include "treefold/error.hpp"
 #include "treefold/exchange/detail/outcome.hpp"
 #include "treefold/layout/block_layout.hpp"
@@ -54,7 +55,8 @@ public:
           local_count_(layout_.block_of(rank_).count),
           width_(width),
           check_(checks_on(comm_, checks)),
-          plan_(comm_, layout_)
+          plan_(comm_, layout_),
+          alone_(alone(plan_))
     {
     }
 
@@ -165,6 +167,17 @@ private:
         return l;
     }
 
+    /// Whether `plan` computes one rank's one node and sends nothing (exchange::executor::alone):
+    /// a call then computes that node itself.
+    static bool alone(const plan_type& plan)
+    {
+        if constexpr (requires { plan.alone(); }) {
+            return plan.alone();
+        } else {
+            return false;
+        }
+    }
+
     /// The checking level, the same on every rank (on if any rank asks for it).
     static bool checks_on(const boost::mpi::communicator& comm, checking checks)
     {
@@ -189,6 +202,11 @@ private:
         const net::call_scope call(++calls_, !net::codec<T>::raw);
         check_call<Op>(values, root.value_or(-1));
         maybe_failure failed = prepare(values, root);
+        if constexpr (!exchange::may_throw<Op, T>) {
+            if (alone_ && !failed) { // one rank: its block is the whole tree, its one node the root
+                return local_node<Kernel>(local, 0, layout_.size(), op);
+            }
+        }
         exchange::outcome<T> out = plan_.template run<Kernel>(local, op, failed, last_, own_error_);
         exchange::share_result(plan_, comm_, out, last_);
         if constexpr (!net::codec<T>::raw) {
@@ -331,6 +349,7 @@ private:
     std::size_t width_;
     bool check_; // the opt-in per-call checks (checking::on or TREEFOLD_CHECK)
     plan_type plan_;
+    bool alone_; // alone(plan_): a call on one rank computes the root without the plan's steps
     net::counters last_;
     std::exception_ptr own_error_;
     std::uint32_t calls_ = 0; // calls made: the number in the tags of this call's messages (net/tags.hpp)
