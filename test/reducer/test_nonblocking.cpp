@@ -198,11 +198,12 @@ BOOST_AUTO_TEST_CASE(blocking_call_while_nonblocking_in_flight_is_refused)
                       testing::bits_of(testing::oracle_reduce(xs, std::plus<double>())));
 }
 
-BOOST_AUTO_TEST_CASE(one_reducer_from_two_threads_is_refused)
+namespace {
+// A second thread calls the reducer while the first thread's call runs (deterministic on a
+// one-rank communicator: the first call's operator waits until the second thread has tried).
+// Checks the first call's result and returns what the second call did.
+std::string second_threads_call(checking checks)
 {
-    // A reducer serves one thread at a time: a second thread's call while the first runs is a
-    // std::logic_error (it was a hang). Deterministic on a one-rank communicator: the first
-    // call's operator waits until the second thread has tried.
     const auto& w = testing::world();
     const mpi::communicator self = w.split(w.rank());
     std::atomic<bool> entered{false};
@@ -215,7 +216,8 @@ BOOST_AUTO_TEST_CASE(one_reducer_from_two_threads_is_refused)
         return a + b;
     };
     const std::vector<double> local{1.0, 2.0, 3.0};
-    reducer<double, decltype(op), kernel::scalar, exchange::tree<>> r(self, local.size(), op);
+    reducer<double, decltype(op), kernel::scalar, exchange::tree<>> r(
+        self, layout::block_layout::from_counts(std::vector<std::uint64_t>{local.size()}), op, checks);
     std::string second;
     std::thread other([&] {
         while (!entered.load()) {
@@ -232,6 +234,22 @@ BOOST_AUTO_TEST_CASE(one_reducer_from_two_threads_is_refused)
     const double first = r.all_reduce(local);
     other.join();
     BOOST_CHECK_EQUAL(first, 6.0);
+    return second;
+}
+} // namespace
+
+BOOST_AUTO_TEST_CASE(one_reducer_from_two_threads_is_refused)
+{
+    // A reducer serves one thread at a time: a second thread's call while the first runs is a
+    // std::logic_error (it was a hang). Without checks the busy mark is a load and a store.
+    const std::string second = second_threads_call(checking::off);
+    BOOST_CHECK_MESSAGE(second.find("two threads") != std::string::npos, "second thread: " << second);
+}
+
+BOOST_AUTO_TEST_CASE(one_reducer_from_two_threads_is_refused_under_checks)
+{
+    // The same with checking::on, where the busy mark is an atomic exchange.
+    const std::string second = second_threads_call(checking::on);
     BOOST_CHECK_MESSAGE(second.find("two threads") != std::string::npos, "second thread: " << second);
 }
 

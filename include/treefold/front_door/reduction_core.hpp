@@ -52,7 +52,6 @@ public:
         : comm_(comm.get(), boost::mpi::comm_duplicate),
           layout_(verified(comm_, std::move(layout), width)),
           rank_(comm_.rank()),
-          local_count_(layout_.block_of(rank_).count),
           width_(width),
           check_(checks_on(comm_, checks)),
           plan_(comm_, layout_),
@@ -153,7 +152,7 @@ public:
     }
 
     /// Elements this rank holds.
-    std::uint64_t local_count() const { return local_count_; }
+    std::uint64_t local_count() const { return layout_.block_of(rank_).count; }
     const layout::block_layout& layout() const { return layout_; }
     const boost::mpi::communicator& communicator() const { return comm_; }
     const net::counters& last_counters() const { return last_; }
@@ -316,8 +315,8 @@ private:
     /// (on the rank that does it) instead of a hang or a mixed-up message. `exact` (the
     /// checking level) takes the mark with an atomic exchange, which also catches two calls
     /// begun in the same instant; otherwise a load and a store catch a call made while
-    /// another runs, for a fifth of a small call's fixed cost less (an exchange is a locked
-    /// instruction).
+    /// another runs (the exchange, a locked instruction, took about half of run_everywhere's
+    /// own perf samples at p = 1, N = 460).
     struct in_use {
         in_use(busy_flag& flag, bool in_flight, bool exact) : busy(flag.value)
         {
@@ -344,8 +343,7 @@ private:
 
     boost::mpi::communicator comm_;
     layout::block_layout layout_;
-    int rank_;                  // comm_.rank(), asked once: a call makes no MPI call it need not
-    std::uint64_t local_count_; // elements this rank holds
+    int rank_; // comm_.rank(), asked once: a call makes no MPI call it need not
     std::size_t width_;
     bool check_; // the opt-in per-call checks (checking::on or TREEFOLD_CHECK)
     plan_type plan_;
