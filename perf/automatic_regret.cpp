@@ -1,6 +1,6 @@
 // automatic's regret: how much slower the exchange it chooses is than the best explicit one.
 //
-//   mpirun -n P automatic_regret [--n N] [--plans K] [--calls C] [--rounds R]
+//   mpirun -n P automatic_regret [--n N] [--plans K] [--calls C] [--rounds R] [--barrier]
 //
 // K times: the process's cached choices are forgotten and a reducer<double> with exchange
 // automatic is planned afresh (its calibration runs); then that reducer and one reducer per
@@ -8,7 +8,8 @@
 // all_reduce calls of N doubles (even_upper blocks), interleaved, R rounds. Per exchange the
 // median over rounds of the slowest rank's time per call; the regret is the chosen exchange's
 // time (its explicit reducer's) over the least explicit time (1.0: it chose the best one). Run it beside
-// a parallel compile to see the choice under load. Prints one CSV row per plan and a summary.
+// a parallel compile to see the choice under load. With --barrier every call starts after a
+// barrier and only the calls are timed (the ranks arrive together, as in a solver's step). Prints one CSV row per plan and a summary.
 
 #include "bench_util.hpp"
 #include "call_timer.hpp"
@@ -47,7 +48,8 @@ int main(int argc, char** argv)
     desc.add_options()("n", po::value(&n)->default_value(n), "values N in total")(
         "plans", po::value(&plans)->default_value(plans), "independent plans of automatic")(
         "calls", po::value(&calls)->default_value(calls), "calls per exchange per round")(
-        "rounds", po::value(&rounds)->default_value(rounds), "interleaved rounds per plan")("help,h", "this help");
+        "rounds", po::value(&rounds)->default_value(rounds), "interleaved rounds per plan")(
+        "barrier", "a barrier before each call, only the calls timed")("help,h", "this help");
     po::variables_map vm;
     try {
         po::store(po::parse_command_line(argc, argv, desc), vm);
@@ -67,6 +69,11 @@ int main(int argc, char** argv)
         }
         return 0;
     }
+    const bool synced = vm.count("barrier") > 0;
+    const auto time_calls = [&](const std::function<double()>& run) {
+        return synced ? perf::slowest_seconds_per_synced_call(world, calls, run)
+                      : perf::slowest_seconds_per_call(world, calls, run);
+    };
     const auto counts = layout::even_upper(n, world.size());
     const auto layout = layout::block_layout::from_counts(counts);
     std::vector<double> local(counts[static_cast<std::size_t>(world.rank())]);
@@ -84,8 +91,9 @@ int main(int argc, char** argv)
     });
 
     if (world.rank() == 0) {
-        std::printf("# automatic_regret p=%d N=%llu calls=%llu rounds=%d machine=%s%s\n", world.size(),
+        std::printf("# automatic_regret p=%d N=%llu calls=%llu rounds=%d%s machine=%s%s\n", world.size(),
                     static_cast<unsigned long long>(n), static_cast<unsigned long long>(calls), rounds,
+                    synced ? " barrier-before-each-call" : "",
                     perf::machine().c_str(), perf::oversubscribed(world.size()) ? " OVERSUBSCRIBED" : "");
         std::printf("plan,chosen,automatic_us,chosen_explicit_us,best_explicit,best_us,regret\n");
     }
@@ -96,9 +104,9 @@ int main(int argc, char** argv)
         const std::string chosen(automatic.exchange_used());
         std::vector<std::vector<double>> t(explicit_calls.size() + 1);
         for (int round = 0; round < rounds; ++round) {
-            t[0].push_back(perf::slowest_seconds_per_call(world, calls, [&] { return automatic.all_reduce(local); }));
+            t[0].push_back(time_calls([&] { return automatic.all_reduce(local); }));
             for (std::size_t e = 0; e < explicit_calls.size(); ++e) {
-                t[e + 1].push_back(perf::slowest_seconds_per_call(world, calls, explicit_calls[e]));
+                t[e + 1].push_back(time_calls(explicit_calls[e]));
             }
         }
         std::size_t best = 1;

@@ -345,12 +345,12 @@ BOOST_AUTO_TEST_CASE(automatic_prefers_the_simpler_candidate_within_the_noise)
 {
     using treefold::exchange::detail::simplest_within;
     constexpr double tol = treefold::exchange::automatic::choice_tolerance;
-    // The first candidate within 10 % of the least wins; a clear winner still wins.
+    // The first candidate within the tolerance of the least wins; a clear winner still wins.
     BOOST_CHECK_EQUAL(simplest_within({1.0, 0.95, 0.5}, tol), 2);
-    BOOST_CHECK_EQUAL(simplest_within({1.0, 0.95, 0.99}, tol), 0);
-    BOOST_CHECK_EQUAL(simplest_within({2.0, 1.0, 1.05, 0.98}, tol), 1);
-    BOOST_CHECK_EQUAL(simplest_within({1.2, 1.0}, tol), 1);
-    BOOST_CHECK_EQUAL(simplest_within({1.09, 1.0}, tol), 0);
+    BOOST_CHECK_EQUAL(simplest_within({1.0 + tol / 2, 1.0, 1.0 + tol / 4}, tol), 0);
+    BOOST_CHECK_EQUAL(simplest_within({2.0, 1.0 + tol / 2, 1.0 + tol, 1.0}, tol), 1);
+    BOOST_CHECK_EQUAL(simplest_within({1.0 + 2 * tol, 1.0}, tol), 1);
+    BOOST_CHECK_EQUAL(simplest_within({1.0 + 2 * tol, 1.0 + tol / 2, 1.0}, tol), 1);
     BOOST_CHECK_EQUAL(simplest_within({3.0, 3.0, 3.0}, 0.0), 0);
 }
 
