@@ -25,7 +25,6 @@
 #include <boost/mpi/collectives/broadcast.hpp>
 #include <boost/mpi/communicator.hpp>
 #include <boost/mpi/exception.hpp>
-#include <boost/mpi/nonblocking.hpp>
 #include <boost/mpi/packed_iarchive.hpp>
 #include <boost/mpi/packed_oarchive.hpp>
 #include <boost/serialization/vector.hpp>
@@ -383,27 +382,6 @@ std::size_t recv_values(const boost::mpi::communicator& comm, int source, T* out
             return 0;
         }
     }
-}
-
-/// One step of the bandwidth allreduces (collective/allreduce.hpp), which run on the caller's
-/// communicator on tag::ring and have no failure path: sends send[0, ns) to `to` while
-/// receiving nr values from `from` into recv; a negative rank skips that side.
-template <class T>
-void ring_step(const boost::mpi::communicator& comm, int to, const T* send, std::size_t ns, int from, T* recv,
-               std::size_t nr, counters& count)
-{
-    static_assert(std::is_trivially_copyable_v<T>, "treefold: ring steps carry raw values");
-    boost::mpi::request reqs[2];
-    int k = 0;
-    if (from >= 0) {
-        reqs[k++] = comm.irecv(from, tag::ring, reinterpret_cast<char*>(recv), static_cast<int>(nr * sizeof(T)));
-    }
-    if (to >= 0) {
-        reqs[k++] = comm.isend(to, tag::ring, reinterpret_cast<const char*>(send), static_cast<int>(ns * sizeof(T)));
-        ++count.messages;
-        count.bytes += ns * sizeof(T);
-    }
-    boost::mpi::wait_all(reqs, reqs + k);
 }
 
 /// The result from `root` to every rank through the MPI library's own broadcast (raw T

@@ -16,7 +16,7 @@
 #include "treefold/comm_view.hpp"
 #include "treefold/error.hpp"
 #include "treefold/net/comm.hpp"
-#include "treefold/net/schedule_run.hpp"
+#include "treefold/collective/detail/schedule_run.hpp"
 #include "treefold/collective/detail/transfers.hpp"
 #include "treefold/net/transport.hpp"
 #include "treefold/topology/schedule.hpp"
@@ -37,7 +37,7 @@ namespace treefold::collective {
 
 namespace detail {
 
-/// Schedule codec (net/schedule_run.hpp) of one value per partial.
+/// Schedule codec (detail/schedule_run.hpp) of one value per partial.
 template <class T, class Op>
 struct value_codec {
     using value_type = T;
@@ -120,7 +120,7 @@ private:
         throw_if_failed(failed, own);
     }
 
-    net::schedule_runner runner_;
+    detail::schedule_runner runner_;
 };
 
 /// Allreduce of one value per rank along schedule `s`: every rank returns
@@ -206,7 +206,7 @@ int fold_extra_ranks(const Comm& comm, std::span<T> data, std::vector<T>& incomi
     const bool odd = me % 2 == 1;
     if (paired) {
         // A negative rank skips that side of the step.
-        net::ring_step(comm, odd ? -1 : me + 1, data.data(), data.size(), odd ? me - 1 : -1, incoming.data(),
+        detail::ring_step(comm, odd ? -1 : me + 1, data.data(), data.size(), odd ? me - 1 : -1, incoming.data(),
                        data.size(), c);
         if (odd) {
             combine_range(data, 0, data.size(), incoming.data(), op, false);
@@ -224,7 +224,7 @@ void unfold_extra_ranks(const Comm& comm, std::span<T> data, net::counters& c, i
 {
     if (me < 2 * r) {
         const bool odd = me % 2 == 1;
-        net::ring_step(comm, odd ? me - 1 : -1, data.data(), data.size(), odd ? -1 : me + 1, data.data(), data.size(),
+        detail::ring_step(comm, odd ? me - 1 : -1, data.data(), data.size(), odd ? -1 : me + 1, data.data(), data.size(),
                        c);
     }
 }
@@ -247,14 +247,14 @@ void ring_allreduce(comm_view comm, std::span<T> data, Op op,
         for (int s = 0; s < p - 1; ++s) {
             const auto [sb, se] = chunk(me - s);
             const auto [rb, re] = chunk(me - s - 1);
-            net::ring_step(comm, right, data.data() + sb, se - sb, left, incoming.data(), re - rb, c);
+            detail::ring_step(comm, right, data.data() + sb, se - sb, left, incoming.data(), re - rb, c);
             detail::combine_range(data, rb, re, incoming.data(), op, false);
         }
         // Allgather: chunk (me + 1) is complete here; pass complete chunks to the right.
         for (int s = 0; s < p - 1; ++s) {
             const auto [sb, se] = chunk(me + 1 - s);
             const auto [rb, re] = chunk(me - s);
-            net::ring_step(comm, right, data.data() + sb, se - sb, left, data.data() + rb, re - rb, c);
+            detail::ring_step(comm, right, data.data() + sb, se - sb, left, data.data() + rb, re - rb, c);
         }
     });
 }
@@ -286,7 +286,7 @@ void rabenseifner_allreduce(comm_view comm, std::span<T> data, Op op,
                 const std::size_t ke = lower ? mid : hi;
                 const std::size_t sb = lower ? mid : lo;
                 const std::size_t se = lower ? hi : mid;
-                net::ring_step(comm, partner, data.data() + sb, se - sb, partner, incoming.data(), ke - kb, c);
+                detail::ring_step(comm, partner, data.data() + sb, se - sb, partner, incoming.data(), ke - kb, c);
                 detail::combine_range(data, kb, ke, incoming.data(), op, lower);
                 lo = kb;
                 hi = ke;
@@ -299,7 +299,7 @@ void rabenseifner_allreduce(comm_view comm, std::span<T> data, Op op,
                 const std::size_t mid = plo + (phi - plo) / 2;
                 const std::size_t rb = lower ? mid : plo;
                 const std::size_t re = lower ? phi : mid;
-                net::ring_step(comm, partner, data.data() + lo, hi - lo, partner, data.data() + rb, re - rb, c);
+                detail::ring_step(comm, partner, data.data() + lo, hi - lo, partner, data.data() + rb, re - rb, c);
                 lo = plo;
                 hi = phi;
             }
@@ -325,7 +325,7 @@ void butterfly_allreduce(comm_view comm, std::span<T> data, Op op, net::counters
         if (v >= 0) {
             for (int d = 1; d < q; d *= 2) {
                 const int partner = detail::participant_rank(v ^ d, r);
-                net::ring_step(comm, partner, data.data(), n, partner, incoming.data(), n, c);
+                detail::ring_step(comm, partner, data.data(), n, partner, incoming.data(), n, c);
                 detail::combine_range(data, 0, n, incoming.data(), op, (v & d) == 0);
             }
         }

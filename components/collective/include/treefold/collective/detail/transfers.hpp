@@ -1,7 +1,7 @@
 #pragma once
 /// Nonblocking point-to-point transfers of raw values, for the collectives that overlap
 /// arithmetic with messages in flight (collective/allreduce.hpp's pipelined allreduces,
-/// collective/async_allgather.hpp). Like net::ring_step they run on the caller's
+/// collective/async_allgather.hpp). Like ring_step below they run on the caller's
 /// communicator on tag::ring and have no failure path; unlike it, every transfer is started
 /// on its own and completed when its data is needed.
 ///
@@ -14,6 +14,7 @@
 
 #include <boost/mpi/communicator.hpp>
 #include <boost/mpi/exception.hpp>
+#include <boost/mpi/nonblocking.hpp>
 #include <mpi.h>
 
 #include <climits>
@@ -23,6 +24,27 @@
 #include <vector>
 
 namespace treefold::collective::detail {
+
+/// One blocking step of the bandwidth allreduces (collective/allreduce.hpp), which run on the caller's
+/// communicator on net::tag::ring and have no failure path: sends send[0, ns) to `to` while
+/// receiving nr values from `from` into recv; a negative rank skips that side.
+template <class T>
+void ring_step(const boost::mpi::communicator& comm, int to, const T* send, std::size_t ns, int from, T* recv,
+               std::size_t nr, net::counters& count)
+{
+    static_assert(std::is_trivially_copyable_v<T>, "treefold: ring steps carry raw values");
+    boost::mpi::request reqs[2];
+    int k = 0;
+    if (from >= 0) {
+        reqs[k++] = comm.irecv(from, net::tag::ring, reinterpret_cast<char*>(recv), static_cast<int>(nr * sizeof(T)));
+    }
+    if (to >= 0) {
+        reqs[k++] = comm.isend(to, net::tag::ring, reinterpret_cast<const char*>(send), static_cast<int>(ns * sizeof(T)));
+        ++count.messages;
+        count.bytes += ns * sizeof(T);
+    }
+    boost::mpi::wait_all(reqs, reqs + k);
+}
 
 /// A set of started sends and receives, each known by the index its start returned. The
 /// destructor completes whatever is still outstanding, so no buffer is left in MPI's hands.

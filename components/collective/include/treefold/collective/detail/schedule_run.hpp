@@ -1,5 +1,6 @@
 #pragma once
-/// The one executor of allreduce schedules, generic over what a partial value is.
+/// The collective component's executor of allreduce schedules (schedule_allreduce), generic
+/// over what a partial value is. (The reducers' exchanges run on exchange/executor.hpp.)
 ///
 /// Ranks are visited by position (rank_of[position]); a partial value always covers a
 /// contiguous range of positions and is combined left to right, so the executor serves
@@ -16,8 +17,8 @@
 /// Raw payloads (trivially copyable values) travel bare, into receives posted up front;
 /// others are taken by probe in order. The per-call path allocates nothing after the first
 /// call: buffers and received partials are kept, and the requests are raw MPI requests
-/// (net::posted_receive; Boost.MPI 1.74 allocates a handler per request). A failure travels in the one framing of
-/// net/transport.hpp. A rank that failed (or learned of a failure) keeps sending failures
+/// (net::posted_receive; Boost.MPI 1.74 allocates a handler per request). A failure travels
+/// in the one framing of net/transport.hpp. A rank that failed (or learned of a failure) keeps sending failures
 /// wherever values were expected and receives everything owed to it, so no peer waits. Sends
 /// are non-blocking (a multicast of f−1 messages). The runner uses every tag of the
 /// communicator it is given: give it a private one (net/comm.hpp).
@@ -42,7 +43,7 @@
 #include <utility>
 #include <vector>
 
-namespace treefold::net {
+namespace treefold::collective::detail {
 
 /// The contract of a schedule runner's codec (see the file comment).
 template <class C>
@@ -87,7 +88,7 @@ public:
     /// calls keeps their storage too.
     template <schedule_codec Codec>
     maybe_failure run(typename Codec::partial& mine, Codec& codec, maybe_failure failed,
-                               counters& count, std::exception_ptr& own_error,
+                               net::counters& count, std::exception_ptr& own_error,
                                std::vector<typename Codec::partial>& received)
     {
         for (const step& st : steps_) {
@@ -99,7 +100,7 @@ public:
     /// As above with the received partials made afresh.
     template <schedule_codec Codec>
     maybe_failure run(typename Codec::partial& mine, Codec& codec, maybe_failure failed,
-                               counters& count, std::exception_ptr& own_error)
+                               net::counters& count, std::exception_ptr& own_error)
     {
         std::vector<typename Codec::partial> received;
         return run(mine, codec, std::move(failed), count, own_error, received);
@@ -116,20 +117,20 @@ private:
     {
         static constexpr char none = 0; // never a null buffer
         sends_.emplace_back();
-        check_mpi("MPI_Isend", MPI_Isend(bytes > 0 ? data : &none, static_cast<int>(bytes), MPI_BYTE, dest,
-                                         tag_of(kind), comm_, &sends_.back()));
+        net::check_mpi("MPI_Isend", MPI_Isend(bytes > 0 ? data : &none, static_cast<int>(bytes), MPI_BYTE, dest,
+                                         net::tag_of(kind), comm_, &sends_.back()));
     }
 
     /// Posts `mine` (or the failure) to `dest` without blocking.
-    void post(int dest, const maybe_failure& failed, counters& count)
+    void post(int dest, const maybe_failure& failed, net::counters& count)
     {
         if (failed) {
             record_ = encode(*failed);
-            isend(dest, tag::failure, nullptr, 0);
-            isend(dest, tag::failure_record, record_.data(), record_.size());
+            isend(dest, net::tag::failure, nullptr, 0);
+            isend(dest, net::tag::failure_record, record_.data(), record_.size());
             count.bytes += record_.size();
         } else {
-            isend(dest, tag::values, out_.data(), out_.size());
+            isend(dest, net::tag::values, out_.data(), out_.size());
             count.bytes += out_.size();
         }
         ++count.messages;
@@ -141,10 +142,10 @@ private:
     template <class Codec>
     maybe_failure take(std::size_t i, int source)
     {
-        if constexpr (codec<typename Codec::value_type>::raw) {
+        if constexpr (net::codec<typename Codec::value_type>::raw) {
             return recvs_[i].wait(sizes_[i]);
         } else {
-            auto failed = recv_message(comm_, source, in_[i]);
+            auto failed = net::recv_message(comm_, source, in_[i]);
             sizes_[i] = in_[i].size();
             return failed;
         }
@@ -157,8 +158,8 @@ private:
         using value_type = typename Codec::value_type;
         auto& buf = scratch<value_type>();
         buf.resize(c.count(lo, hi));
-        if (codec<value_type>::read(comm_, in_[i].data(), sizes_[i], buf.data(), buf.size()) != buf.size()) {
-            unexpected_size();
+        if (net::codec<value_type>::read(comm_, in_[i].data(), sizes_[i], buf.data(), buf.size()) != buf.size()) {
+            net::unexpected_size();
         }
         c.assign(out, std::span<value_type>(buf), lo, hi);
     }
@@ -175,7 +176,7 @@ private:
     /// right (st.self_at is where mine sits among the values), or the received partials
     /// alone when !st.own.
     template <class Codec>
-    void stage(Codec& c, typename Codec::partial& mine, maybe_failure& failed, counters& count,
+    void stage(Codec& c, typename Codec::partial& mine, maybe_failure& failed, net::counters& count,
                std::exception_ptr& own_error, const step& st, std::vector<typename Codec::partial>& parts)
     {
         using value_type = typename Codec::value_type;
@@ -184,10 +185,10 @@ private:
         if (!failed && !st.to.empty()) {
             const auto vs = c.values(mine);
             try {
-                codec<value_type>::append(comm_, vs.data(), vs.size(), out_);
+                net::codec<value_type>::append(comm_, vs.data(), vs.size(), out_);
             } catch (...) {
-                failed = codec_failure(comm_);
-                own_error = codec_error();
+                failed = net::codec_failure(comm_);
+                own_error = net::codec_error();
             }
         }
         sends_.clear();
@@ -198,7 +199,7 @@ private:
             in_.resize(from.size());
         }
         sizes_.assign(from.size(), 0);
-        if constexpr (codec<value_type>::raw) {
+        if constexpr (net::codec<value_type>::raw) {
             recvs_.resize(std::max(recvs_.size(), from.size()));
             for (std::size_t i = 0; i < from.size(); ++i) {
                 in_[i].resize(c.count(from[i].lo, from[i].hi) * sizeof(value_type) + 1); // + 1: never a null buffer
@@ -237,7 +238,7 @@ private:
                 failed = failure::op_threw(comm_.rank(), own_error);
             }
         }
-        check_mpi("MPI_Waitall", MPI_Waitall(static_cast<int>(sends_.size()), sends_.data(), MPI_STATUSES_IGNORE));
+        net::check_mpi("MPI_Waitall", MPI_Waitall(static_cast<int>(sends_.size()), sends_.data(), MPI_STATUSES_IGNORE));
     }
 
     boost::mpi::communicator comm_;
@@ -250,9 +251,9 @@ private:
     std::vector<char> out_;
     std::vector<std::vector<char>> in_;
     std::vector<MPI_Request> sends_;
-    std::vector<posted_receive> recvs_;
+    std::vector<net::posted_receive> recvs_;
     std::vector<std::size_t> sizes_;
     std::vector<char> record_; // the failure being sent (alive until the sends complete)
 };
 
-} // namespace treefold::net
+} // namespace treefold::collective::detail
