@@ -14,13 +14,15 @@
 ///    on the plan's own communicator and layout (above 2^16 values on some rank, on an even
 ///    layout of 2^16 values per rank instead: the messages depend on N only through its
 ///    frontiers, of O(log N) values): 2 warm-up and 15 timed rounds, candidates
-///    interleaved; a sample is 16 calls back to back after a barrier (one call after a barrier
-///    times the barrier's uneven exit more than the exchange, and misjudged native against
-///    schedule_rd at p = 2 by 10-15 %); of the candidates whose median on the slowest rank is
-///    within 3 % of the least (choice_tolerance), the first in `automatic_candidates`
-///    (simplest first) wins, so noise between near-equal candidates does not decide. The
-///    choice is cached per (p, ceil(log2 N), sizeof(T)) for the process,
-///    and a cached choice is used only when every rank has it (rank 0's value is taken).
+///    interleaved; a sample is as many calls back to back after a barrier as fill 16 µs, at
+///    most 16, by the warm-up's slowest call (one call after a barrier times the barrier's
+///    uneven exit more than a short exchange, and misjudged native against schedule_rd at
+///    p = 2 by 10-15 %; a long call, as on an oversubscribed node, needs no more than one);
+///    of the candidates whose median on the slowest rank is within 3 % of the least
+///    (choice_tolerance), the first in `automatic_candidates` (simplest first) wins, so noise
+///    between near-equal candidates does not decide. The choice is cached per (p,
+///    ceil(log2 N), sizeof(T)) for the process, and a cached choice is used only when every
+///    rank has it (rank 0's value is taken).
 /// On one rank, or for N = 0, the tree exchange is taken without calibration; for a type with
 /// its own codec (row_reducer's rows), the direct exchange.
 
@@ -255,7 +257,12 @@ struct automatic {
             auto keep_left = [](const T& a, const T&) noexcept { return a; };
             constexpr int warm = 2;
             constexpr int timed = 15;
-            constexpr int batch = 16; // calls per sample, back to back (see the file comment)
+            // A sample is `batch` calls back to back: as many as fill sample_seconds (at most
+            // 16), agreed from the warm-up's slowest call (see the file comment).
+            constexpr double sample_seconds = 16e-6;
+            constexpr double most_batch = 16;
+            int batch = 1;
+            double warm_call = 0;
             std::vector<std::vector<double>> times(plans.size());
             for (int round = 0; round < warm + timed; ++round) {
                 for (std::size_t c = 0; c < plans.size(); ++c) {
@@ -267,9 +274,16 @@ struct automatic {
                         plans[c]->template calibration_call<detail::calibration_kernel>(comm, zeros.data(), keep_left,
                                                                                         count, own_error);
                     }
+                    const double per_call = clock.elapsed() / batch;
                     if (round >= warm) {
-                        times[c].push_back(clock.elapsed() / batch);
+                        times[c].push_back(per_call);
+                    } else if (round == warm - 1) {
+                        warm_call = std::max(warm_call, per_call);
                     }
+                }
+                if (round == warm - 1) {
+                    warm_call = mpi::all_reduce(comm, warm_call, mpi::maximum<double>());
+                    batch = std::max(1, static_cast<int>(std::min(most_batch, sample_seconds / warm_call)));
                 }
             }
             std::vector<double> medians;
