@@ -6,7 +6,7 @@
 /// elements is computed, and before any receive. The owner of index 0 ends with the root.
 
 #include "treefold/config.hpp"
-#include "treefold/exchange/executor.hpp"
+#include "treefold/exchange/generated_plan.hpp"
 #include "treefold/layout/block_layout.hpp"
 #include "treefold/plan/generators.hpp"
 
@@ -34,15 +34,7 @@ struct direct {
 
     /// The executor running this rank's schedule (see exchange/executor.hpp).
     template <class T>
-    class plan : public executor<T> {
-    public:
-        /// Plans this rank's routes from the layout alone (no communication); the messages
-        /// go on `comm`.
-        plan(const boost::mpi::communicator& comm, const layout::block_layout& layout)
-            : executor<T>(comm, schedule(layout, comm.rank()))
-        {
-        }
-    };
+    using plan = generated_plan<direct, T>;
 };
 
 } // namespace treefold::exchange

@@ -9,7 +9,7 @@
 
 #include "treefold/config.hpp"
 #include "treefold/concepts.hpp"
-#include "treefold/exchange/executor.hpp"
+#include "treefold/exchange/generated_plan.hpp"
 #include "treefold/exchange/list.hpp"
 #include "treefold/index_tree/node.hpp"
 #include "treefold/layout/block_layout.hpp"
@@ -94,20 +94,11 @@ private:
     }
 
 public:
-    /// The executor running this rank's schedule (see exchange/executor.hpp); every rank
-    /// ends with the root, so the reducer skips its broadcast.
+    /// The executor running this rank's schedule (see exchange/executor.hpp), planned with
+    /// frontier messages of sizeof(T) per value; every rank ends with the root, so the
+    /// reducer skips its broadcast.
     template <class T>
-    class plan : public executor<T> {
-    public:
-        /// Plans from the layout and Generator's schedule for p (no communication); the
-        /// messages go on `comm`.
-        plan(const boost::mpi::communicator& comm, const layout::block_layout& layout)
-            : executor<T>(comm, schedule(layout, comm.rank(), sizeof(T)))
-        {
-        }
-        /// The bytes a frontier message of T is planned with (see scheduled::message_bytes).
-        static std::uint64_t message_bytes(std::uint64_t n) { return scheduled::message_bytes(n, sizeof(T)); }
-    };
+    using plan = generated_plan<scheduled, T>;
 };
 
 } // namespace treefold::exchange

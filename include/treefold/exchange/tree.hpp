@@ -8,7 +8,7 @@
 
 #include "treefold/config.hpp"
 #include "treefold/exchange/detail/outcome.hpp"
-#include "treefold/exchange/executor.hpp"
+#include "treefold/exchange/generated_plan.hpp"
 #include "treefold/exchange/list.hpp"
 #include "treefold/layout/block_layout.hpp"
 #include "treefold/plan/generators.hpp"
@@ -56,15 +56,7 @@ struct tree {
 
     /// The executor running this rank's schedule (see exchange/executor.hpp).
     template <class T>
-    class plan : public executor<T> {
-    public:
-        /// Plans from the layout and the shape alone (no communication); the messages go on
-        /// `comm`.
-        plan(const boost::mpi::communicator& comm, const layout::block_layout& layout)
-            : executor<T>(comm, schedule(layout, comm.rank()))
-        {
-        }
-    };
+    using plan = generated_plan<tree, T>;
 };
 
 } // namespace treefold::exchange
