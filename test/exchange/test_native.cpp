@@ -354,6 +354,20 @@ BOOST_AUTO_TEST_CASE(automatic_prefers_the_simpler_candidate_within_the_noise)
     BOOST_CHECK_EQUAL(simplest_within({3.0, 3.0, 3.0}, 0.0), 0);
 }
 
+BOOST_AUTO_TEST_CASE(automatic_samples_short_calls_in_batches)
+{
+    using treefold::exchange::detail::calibration_batch;
+    // A sample fills 16 µs: short calls are timed 16 at a time, long ones (an oversubscribed
+    // node) one at a time; a call too short for the timer counts as short.
+    BOOST_CHECK_EQUAL(calibration_batch(0.3e-6), 16);
+    BOOST_CHECK_EQUAL(calibration_batch(1e-6), 16);
+    BOOST_CHECK_EQUAL(calibration_batch(2e-6), 8);
+    BOOST_CHECK_EQUAL(calibration_batch(5e-6), 3);
+    BOOST_CHECK_EQUAL(calibration_batch(16e-6), 1);
+    BOOST_CHECK_EQUAL(calibration_batch(1e-3), 1);
+    BOOST_CHECK_EQUAL(calibration_batch(0.0), 16);
+}
+
 BOOST_AUTO_TEST_CASE(automatic_reads_treefold_calibration)
 {
     // A file (as `treefold calibrate` writes it) answers for the (p, level, bytes) it lists;

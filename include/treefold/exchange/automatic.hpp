@@ -93,6 +93,16 @@ inline int simplest_within(const std::vector<double>& times, double tolerance)
     return 0; // not reached: the least is within any tolerance >= 0 of itself
 }
 
+/// Calls per calibration sample, from the slowest warm-up call (seconds, agreed by every rank):
+/// as many as fill 16 µs, at least 1 and at most 16 (see the file comment).
+inline int calibration_batch(double slowest_call)
+{
+    constexpr double sample_seconds = 16e-6;
+    constexpr double most = 16;
+    return slowest_call > 0 ? std::max(1, static_cast<int>(std::min(most, sample_seconds / slowest_call)))
+                            : static_cast<int>(most);
+}
+
 /// The value size whose calibration libtreefold.a holds compiled, for a T that travels as
 /// raw bytes with that size and alignment (4 or 8: float, int32, double, int64, ...), else 0.
 /// The calibration reads no value and calls no operator, so its messages are those of any
@@ -257,11 +267,7 @@ struct automatic {
             auto keep_left = [](const T& a, const T&) noexcept { return a; };
             constexpr int warm = 2;
             constexpr int timed = 15;
-            // A sample is `batch` calls back to back: as many as fill sample_seconds (at most
-            // 16), agreed from the warm-up's slowest call (see the file comment).
-            constexpr double sample_seconds = 16e-6;
-            constexpr double most_batch = 16;
-            int batch = 1;
+            int batch = 1; // calls per sample: 1 in the warm-up, then detail::calibration_batch
             double warm_call = 0;
             std::vector<std::vector<double>> times(plans.size());
             for (int round = 0; round < warm + timed; ++round) {
@@ -283,7 +289,7 @@ struct automatic {
                 }
                 if (round == warm - 1) {
                     warm_call = mpi::all_reduce(comm, warm_call, mpi::maximum<double>());
-                    batch = std::max(1, static_cast<int>(std::min(most_batch, sample_seconds / warm_call)));
+                    batch = detail::calibration_batch(warm_call);
                 }
             }
             std::vector<double> medians;
