@@ -14,9 +14,9 @@
 #include "bench_util.hpp"
 #include "call_timer.hpp"
 
-#include "treefold/exchange/detail/automatic_choice.hpp"
+#include "treefold/exchange/automatic.hpp"
 #include "treefold/exchange/registry.hpp"
-#include "treefold/layout/distribution.hpp"
+#include "treefold/layout/block_layout.hpp"
 #include "treefold/reducer.hpp"
 
 #include <boost/mpi/collectives.hpp>

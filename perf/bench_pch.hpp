@@ -4,7 +4,7 @@
 #include <boost/mpi.hpp>
 #include <boost/program_options.hpp>
 
-#include "treefold/layout/distribution.hpp"
+#include "treefold/layout/block_layout.hpp"
 #include "treefold/reducer.hpp"
 
 #include <algorithm>

@@ -20,11 +20,11 @@
 #include "bench_util.hpp"
 #include "call_timer.hpp"
 
-#include "treefold/exchange/detail/frontier_record.hpp"
+#include "treefold/exchange/detail/records.hpp"
 #include "treefold/layout/detail/routes.hpp"
 #include "treefold/exchange/native.hpp"
-#include "treefold/index_tree/decompose.hpp"
-#include "treefold/layout/distribution.hpp"
+#include "treefold/index_tree/node.hpp"
+#include "treefold/layout/block_layout.hpp"
 #include "treefold/reducer.hpp"
 
 #include <boost/mpi/collectives.hpp>

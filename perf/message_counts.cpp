@@ -22,7 +22,6 @@
 #include "treefold/model/schedules.hpp"
 #include "treefold/exchange/schedule.hpp"
 #include "treefold/layout/block_layout.hpp"
-#include "treefold/layout/distribution.hpp"
 #include "treefold/model/plan_messages.hpp"
 #include "treefold/rma/one_sided.hpp"
 

@@ -9,7 +9,7 @@
 // summed over ranks per call (deterministic). Beyond 2 ranks this machine is oversubscribed.
 #include "treefold/model/schedules.hpp"
 #include "treefold/exchange/schedule.hpp"
-#include "treefold/layout/distribution.hpp"
+#include "treefold/layout/block_layout.hpp"
 #include "treefold/exchange/registry.hpp"
 #include "treefold/reducer.hpp"
 

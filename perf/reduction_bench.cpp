@@ -33,7 +33,7 @@
 #include "treefold/collective/distribute.hpp"
 #include "treefold/io/synthetic.hpp"
 #include "treefold/io/values_file.hpp"
-#include "treefold/layout/distribution.hpp"
+#include "treefold/layout/block_layout.hpp"
 #include "treefold/reducer.hpp"
 #include "treefold/row_reducer.hpp"
 #include "treefold/treefold.h"

@@ -32,9 +32,8 @@
 #include "treefold/io/values_file.hpp"
 #include "treefold/kernel/dispatch.hpp"
 #include "treefold/layout/block_layout.hpp"
-#include "treefold/layout/distribution.hpp"
 #include "treefold/reducer.hpp"
-#include "treefold/index_tree/decompose.hpp"
+#include "treefold/index_tree/node.hpp"
 
 #include <boost/mpi.hpp>
 #include <boost/program_options.hpp>

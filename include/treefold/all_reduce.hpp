@@ -10,10 +10,9 @@
 #include "treefold/exchange/automatic.hpp"
 #include "treefold/kernel/dispatch.hpp"
 #include "treefold/kernel/ops.hpp"
-#include "treefold/net/comm.hpp"
-#include "treefold/front_door/fp_contract.hpp"
-#include "treefold/front_door/reduction_core.hpp"
+#include "treefold/net/transport.hpp"
 #include "treefold/front_door/special_results.hpp"
+#include "treefold/front_door/reduction_core.hpp"
 
 #include <cstddef>
 #include <memory>

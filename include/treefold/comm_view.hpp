@@ -3,7 +3,7 @@
 /// raw MPI_Comm (from plain MPI, MPL, KaMPIng, mpi4py, ...).
 
 #include "treefold/config.hpp"
-#include "treefold/net/comm.hpp"
+#include "treefold/net/transport.hpp"
 
 #include <boost/mpi/communicator.hpp>
 #include <mpi.h>

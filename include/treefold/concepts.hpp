@@ -93,7 +93,7 @@ concept transportable = std::is_trivially_copyable_v<T> || has_own_codec<T>::val
 
 /// A local kernel for elements T and operator Op: `static T K::reduce_node(const T* first,
 /// std::uint64_t len, Op& op)` returns the node covering [first, first + len) (see
-/// kernel/scalar.hpp for the contract; kernel::scalar, kernel::simd<Arch>, kernel::best).
+/// kernel/dispatch.hpp for the contract; kernel::scalar, kernel::simd<Arch>, kernel::best).
 template <class K, class T, class Op>
 concept kernel_policy = requires(const T* first, std::uint64_t len, Op& op) {
     { K::reduce_node(first, len, op) } -> std::same_as<T>;

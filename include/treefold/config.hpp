@@ -1,7 +1,7 @@
 #pragma once
 /// Included first by every treefold C++ header: the version macros (treefold/version.hpp,
 /// generated from the build's project(VERSION)) and the refusal of -ffast-math. (Contraction,
-/// which no macro reveals, is refused when a reducer is planned: front_door/fp_contract.hpp.)
+/// which no macro reveals, is refused when a reducer is planned: front_door/special_results.hpp.)
 
 #include "treefold/version.hpp"
 

@@ -8,7 +8,6 @@
 /// op(left, right) once, so the merge is bitwise associative (and not commutative).
 
 #include "treefold/config.hpp"
-#include "treefold/index_tree/decompose.hpp"
 #include "treefold/index_tree/node.hpp"
 
 #include <cassert>

@@ -9,8 +9,6 @@
 #include "treefold/kernel/ops.hpp"
 #include "treefold/kernel/threads.hpp"
 #include "treefold/layout/block_layout.hpp"
-#include "treefold/layout/distribution.hpp"
-#include "treefold/front_door/fp_contract.hpp"
 #include "treefold/front_door/special_results.hpp"
 #include "treefold/reducer_base.hpp"
 #include "treefold/request.hpp"

@@ -20,7 +20,6 @@
 #include "treefold/kernel/rows.hpp"
 #include "treefold/layout/block_layout.hpp"
 #include "treefold/net/transport.hpp"
-#include "treefold/front_door/fp_contract.hpp"
 #include "treefold/front_door/special_results.hpp"
 #include "treefold/reducer_base.hpp"
 

@@ -6,7 +6,6 @@
 #include "treefold/all_reduce.hpp"
 #include "treefold/kernel/dispatch.hpp"
 #include "treefold/layout/block_layout.hpp"
-#include "treefold/kernel/scalar.hpp"
 #include "treefold/kernel/simd.hpp"
 #include "treefold/reducer.hpp"
 #include "treefold/row_reducer.hpp"

@@ -8,7 +8,7 @@
 
 #include "treefold/dot_reducer.hpp"
 #include "treefold/layouts.hpp"
-#include "treefold/net/comm.hpp"
+#include "treefold/net/transport.hpp"
 
 #include <boost/mpi/collectives/all_gather.hpp>
 

@@ -11,8 +11,8 @@
 
 #include "treefold/layouts.hpp"
 #include "treefold/error.hpp"
-#include "treefold/exchange/detail/automatic_choice.hpp"
-#include "treefold/net/comm.hpp"
+#include "treefold/exchange/automatic.hpp"
+#include "treefold/net/transport.hpp"
 
 #include <boost/mpi/collectives/all_gather.hpp>
 #include <boost/mpi/exception.hpp>

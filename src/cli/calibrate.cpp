@@ -3,7 +3,7 @@
 // choices in the form TREEFOLD_CALIBRATION reads ("p level bytes exchange" per line).
 #include "common.hpp"
 #include "treefold/exchange/automatic.hpp"
-#include "treefold/layout/distribution.hpp"
+#include "treefold/layout/block_layout.hpp"
 #include "treefold/reducer.hpp"
 
 #include <boost/mpi.hpp>

@@ -2,7 +2,7 @@
 // Helpers shared by the subcommands.
 
 #include "commands.hpp"
-#include "treefold/layout/distribution.hpp"
+#include "treefold/layout/block_layout.hpp"
 
 #include <boost/program_options/options_description.hpp>
 

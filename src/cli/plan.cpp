@@ -1,7 +1,7 @@
 // `treefold plan --n N --p P [--distribution D] [--t-send NS] [--t-op NS]`: per-layout
 // figures of the direct exchange, computed from the plan alone (no MPI).
 #include "common.hpp"
-#include "treefold/layout/distribution.hpp"
+#include "treefold/layout/block_layout.hpp"
 #include "treefold/model/message_count.hpp"
 
 #include <boost/program_options.hpp>

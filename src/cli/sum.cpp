@@ -8,7 +8,7 @@
 #include "treefold/exchange/registry.hpp"
 #include "treefold/io/synthetic.hpp"
 #include "treefold/io/values_file.hpp"
-#include "treefold/layout/distribution.hpp"
+#include "treefold/layout/block_layout.hpp"
 #include "treefold/reducer.hpp"
 
 #include <boost/mpi.hpp>

@@ -1,5 +1,5 @@
 // exchange::automatic's process-wide state: the environment, the calibration file, the cache.
-#include "treefold/exchange/detail/automatic_choice.hpp"
+#include "treefold/exchange/automatic.hpp"
 
 #include <sys/stat.h>
 

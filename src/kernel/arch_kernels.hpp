@@ -1,7 +1,7 @@
 #pragma once
 // Private to src/kernel: the precompiled kernels of every architecture, typed as
 // dispatch.hpp hands them out. Defined, and instantiated for every pair of
-// treefold/kernel/builtins.hpp, by simd_<arch>.cpp (with that arch's flags); dispatch.cpp
+// treefold/kernel/ops.hpp, by simd_<arch>.cpp (with that arch's flags); dispatch.cpp
 // (without) only takes their addresses.
 
 #include "treefold/kernel/ops.hpp"

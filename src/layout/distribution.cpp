@@ -1,4 +1,4 @@
-#include "treefold/layout/distribution.hpp"
+#include "treefold/layout/block_layout.hpp"
 
 #include <algorithm>
 #include <bit>

@@ -1,6 +1,6 @@
-// The collective agreements (net/agreement.hpp): compiled once here instead of in
+// The collective agreements (net/transport.hpp): compiled once here instead of in
 // every program.
-#include "treefold/net/agreement.hpp"
+#include "treefold/net/transport.hpp"
 #include "treefold/front_door/special_results.hpp"
 
 #include <boost/mpi/collectives.hpp>

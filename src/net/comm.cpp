@@ -1,6 +1,6 @@
-// The attributes net/comm.hpp keeps on user communicators (raw MPI: Boost.MPI has no
+// The attributes net/transport.hpp keeps on user communicators (raw MPI: Boost.MPI has no
 // attribute caching): the private duplicate, and the one-call functions' plan cache.
-#include "treefold/net/comm.hpp"
+#include "treefold/net/transport.hpp"
 
 #include "launcher.hpp"
 

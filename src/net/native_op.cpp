@@ -1,4 +1,4 @@
-#include "treefold/net/native_op.hpp"
+#include "treefold/net/transport.hpp"
 
 #include <boost/mpi/exception.hpp>
 

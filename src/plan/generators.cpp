@@ -4,7 +4,7 @@
 
 #include "builder.hpp"
 #include "treefold/layout/detail/routes.hpp"
-#include "treefold/index_tree/decompose.hpp"
+#include "treefold/index_tree/node.hpp"
 #include "treefold/topology/schedule.hpp"
 #include "treefold/topology/tree_shape.hpp"
 

@@ -3,7 +3,7 @@
 #include "treefold/plan/schedule.hpp"
 
 #include "builder.hpp"
-#include "treefold/index_tree/decompose.hpp"
+#include "treefold/index_tree/node.hpp"
 
 #include <algorithm>
 #include <deque>

@@ -10,7 +10,7 @@
 #include "../capi/errors.hpp"
 
 #include "treefold/layouts.hpp"
-#include "treefold/net/comm.hpp"
+#include "treefold/net/transport.hpp"
 #include "treefold/reducer.hpp"
 
 #include <boost/serialization/split_member.hpp>

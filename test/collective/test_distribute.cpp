@@ -7,7 +7,7 @@
 #include "support/mpi_test.hpp"
 #include "treefold/collective/distribute.hpp"
 #include "treefold/io/values_file.hpp"
-#include "treefold/layout/distribution.hpp"
+#include "treefold/layout/block_layout.hpp"
 
 #include <boost/mpi/collectives/broadcast.hpp>
 

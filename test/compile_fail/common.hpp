@@ -4,7 +4,7 @@
 #include "treefold/collective/tree_reduce.hpp"
 #include "treefold/exchange/schedule.hpp"
 #include "treefold/exchange/tree.hpp"
-#include "treefold/kernel/scalar.hpp"
+#include "treefold/kernel/dispatch.hpp"
 #include "treefold/layout/block_layout.hpp"
 #include "treefold/reducer.hpp"
 #include "treefold/row_reducer.hpp"

@@ -36,7 +36,6 @@
 #include "treefold/exchange/tree.hpp"
 #include "treefold/io/values_file.hpp"
 #include "treefold/kernel/dispatch.hpp"
-#include "treefold/kernel/scalar.hpp"
 #include "treefold/kernel/simd_ops.hpp"
 #include "treefold/reducer.hpp"
 

@@ -6,7 +6,7 @@
 #include "support/oracle.hpp"
 #include "treefold/dsop/dsop.hpp"
 #include "treefold/io/synthetic.hpp"
-#include "treefold/layout/distribution.hpp"
+#include "treefold/layout/block_layout.hpp"
 
 #include <algorithm>
 #include <cmath>

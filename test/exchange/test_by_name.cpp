@@ -6,7 +6,7 @@
 #include "support/mpi_test.hpp"
 #include "support/oracle.hpp"
 #include "treefold/all_exchanges.hpp"
-#include "treefold/layout/distribution.hpp"
+#include "treefold/layout/block_layout.hpp"
 #include "treefold/reducer.hpp"
 
 #include <algorithm>

@@ -7,8 +7,8 @@
 #include "support/mpi_test.hpp"
 #include "support/oracle.hpp"
 #include "treefold/exchange/tree.hpp"
-#include "treefold/kernel/scalar.hpp"
-#include "treefold/layout/distribution.hpp"
+#include "treefold/kernel/dispatch.hpp"
+#include "treefold/layout/block_layout.hpp"
 #include "treefold/model/plan_messages.hpp"
 #include "treefold/reducer.hpp"
 

@@ -6,13 +6,12 @@
 
 #include "support/mpi_test.hpp"
 #include "support/oracle.hpp"
-#include "treefold/exchange/detail/automatic_choice.hpp"
 #include "treefold/exchange/automatic.hpp"
 #include "treefold/exchange/native.hpp"
 #include "treefold/frontier.hpp"
-#include "treefold/exchange/detail/frontier_record.hpp"
-#include "treefold/kernel/scalar.hpp"
-#include "treefold/layout/distribution.hpp"
+#include "treefold/exchange/detail/records.hpp"
+#include "treefold/kernel/dispatch.hpp"
+#include "treefold/layout/block_layout.hpp"
 #include "treefold/reducer.hpp"
 
 #include <algorithm>

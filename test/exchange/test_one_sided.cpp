@@ -7,7 +7,7 @@
 #include "support/mpi_test.hpp"
 #include "support/oracle.hpp"
 #include "treefold/rma/one_sided.hpp"
-#include "treefold/layout/distribution.hpp"
+#include "treefold/layout/block_layout.hpp"
 #include "treefold/reducer.hpp"
 
 #include <random>

@@ -11,7 +11,7 @@
 #include "support/oracle.hpp"
 #include "treefold/model/schedules.hpp"
 #include "treefold/exchange/schedule.hpp"
-#include "treefold/layout/distribution.hpp"
+#include "treefold/layout/block_layout.hpp"
 #include "treefold/reducer.hpp"
 
 #include <array>

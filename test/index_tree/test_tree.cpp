@@ -4,8 +4,8 @@
 #include "support/mpi_test.hpp"
 #include "support/oracle.hpp"
 #include "treefold/frontier.hpp"
-#include "treefold/kernel/scalar.hpp"
-#include "treefold/index_tree/decompose.hpp"
+#include "treefold/kernel/dispatch.hpp"
+#include "treefold/index_tree/node.hpp"
 
 #include <random>
 #include <string>

@@ -43,7 +43,7 @@ void run_generic_avx512f(generic_inputs& in);
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #endif
-#include "treefold/kernel/scalar.hpp"
+#include "treefold/kernel/dispatch.hpp"
 #include "treefold/kernel/detail/simd_impl.hpp"
 
 namespace kernel_tests {

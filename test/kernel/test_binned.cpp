@@ -11,7 +11,7 @@
 #include "support/exact_sum.hpp"
 #include "support/mpi_test.hpp"
 #include "treefold/binned_reducer.hpp"
-#include "treefold/exchange/detail/order_free_record.hpp"
+#include "treefold/exchange/detail/records.hpp"
 #include "treefold/exchange/direct.hpp"
 #include "treefold/model/schedules.hpp"
 #include "treefold/exchange/native.hpp"

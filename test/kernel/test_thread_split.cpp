@@ -13,7 +13,7 @@
 #include "treefold/kernel/dispatch.hpp"
 #include "treefold/kernel/simd.hpp"
 #include "treefold/kernel/threads.hpp"
-#include "treefold/layout/distribution.hpp"
+#include "treefold/layout/block_layout.hpp"
 #include "treefold/exchange/registry.hpp"
 #include "treefold/reducer.hpp"
 

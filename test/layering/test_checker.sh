@@ -46,7 +46,7 @@ put violating include/treefold/topology/schedule.hpp '#pragma once' '#include "t
 put violating components/io/include/treefold/io/values_file.hpp '#include "treefold/rma/queue.hpp"' '#include "treefold/dsop/dsop.hpp"' \
   '#include "treefold/row_reducer.hpp"'
 put violating src/layout/plan_messages.cpp '#include "treefold/layout/block_layout.hpp"' '#include "treefold/exchange/routes.hpp"'
-put violating src/kernel/dispatch.cpp '#include "treefold/kernel/scalar.hpp"' '#include "../collective/helper.hpp"'
+put violating src/kernel/dispatch.cpp '#include "treefold/kernel/dispatch.hpp"' '#include "../collective/helper.hpp"'
 put violating components/collective/include/treefold/collective/allreduce.hpp '#pragma once' '#include "treefold/exchange/wire.hpp"'
 put violating include/treefold/exchange/schedule.hpp '#include "treefold/net/p2p.hpp"' '#include "../collective/schedule_run.hpp"'
 put violating components/collective/src/schedule.cpp '#include "treefold/exchange/wire.hpp"'

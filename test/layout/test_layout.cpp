@@ -3,7 +3,6 @@
 
 #include "support/cases.hpp"
 #include "treefold/layout/block_layout.hpp"
-#include "treefold/layout/distribution.hpp"
 #include "treefold/model/message_count.hpp"
 
 #include <algorithm>

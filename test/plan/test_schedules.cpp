@@ -7,7 +7,6 @@
 
 #include "treefold/all_exchanges.hpp"
 #include "treefold/layout/block_layout.hpp"
-#include "treefold/layout/distribution.hpp"
 #include "treefold/plan/generators.hpp"
 #include "treefold/plan/schedule.hpp"
 

@@ -10,7 +10,7 @@
 #include "treefold/model/schedules.hpp"
 #include "treefold/exchange/schedule.hpp"
 #include "treefold/exchange/tree.hpp"
-#include "treefold/layout/distribution.hpp"
+#include "treefold/layout/block_layout.hpp"
 #include "treefold/reducer.hpp"
 #include "treefold/row_reducer.hpp"
 

@@ -9,7 +9,7 @@
 #include "support/oracle.hpp"
 #include "treefold/all_exchanges.hpp"
 #include "treefold/all_reduce.hpp"
-#include "treefold/layout/distribution.hpp"
+#include "treefold/layout/block_layout.hpp"
 #include "treefold/reducer.hpp"
 
 #include <cstdint>

@@ -5,7 +5,7 @@
 #include "support/cases.hpp"
 #include "support/mpi_test.hpp"
 #include "support/oracle.hpp"
-#include "treefold/layout/distribution.hpp"
+#include "treefold/layout/block_layout.hpp"
 #include "treefold/exchange/automatic.hpp"
 #include "treefold/exchange/native.hpp"
 #include "treefold/rma/one_sided.hpp"

@@ -11,7 +11,7 @@
 #include "treefold/binned_reducer.hpp"
 #include "treefold/exchange/registry.hpp"
 #include "treefold/layouts.hpp"
-#include "treefold/layout/distribution.hpp"
+#include "treefold/layout/block_layout.hpp"
 #include "treefold/reducer.hpp"
 #include "treefold/row_reducer.hpp"
 

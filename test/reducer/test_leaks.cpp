@@ -9,7 +9,7 @@
 
 #include "support/mpi_test.hpp"
 #include "treefold/all_exchanges.hpp"
-#include "treefold/layout/distribution.hpp"
+#include "treefold/layout/block_layout.hpp"
 #include "treefold/reducer.hpp"
 
 #include <mpi.h>
@@ -73,7 +73,7 @@ BOOST_AUTO_TEST_CASE(ten_thousand_reducers_hold_no_handles)
     const auto names = registry_names();
     const auto l = layout::block_layout::from_counts(layout::even_lower(40, w.size()));
     const std::vector<double> xs(l.block_of(w.rank()).count, 1.0);
-    // Warm up: every exchange once (caches such as the private communicator of net/comm.hpp
+    // Warm up: every exchange once (caches such as the private communicator of net/transport.hpp
     // are made on first use and kept on purpose).
     for (const auto name : names) {
         exchange::visit_by_name<treefold::all_exchanges>(name, [&]<class E>(std::type_identity<E>) {

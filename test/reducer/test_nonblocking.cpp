@@ -8,7 +8,7 @@
 #include "support/oracle.hpp"
 #include "treefold/exchange/direct.hpp"
 #include "treefold/exchange/tree.hpp"
-#include "treefold/layout/distribution.hpp"
+#include "treefold/layout/block_layout.hpp"
 #include "treefold/reducer.hpp"
 
 #include <boost/mpi/nonblocking.hpp>

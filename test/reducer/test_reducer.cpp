@@ -6,7 +6,7 @@
 #include "support/conformance.hpp"
 #include "support/mpi_test.hpp"
 #include "support/oracle.hpp"
-#include "treefold/layout/distribution.hpp"
+#include "treefold/layout/block_layout.hpp"
 #include "treefold/model/message_count.hpp"
 #include "treefold/model/plan_messages.hpp"
 #include "treefold/reducer.hpp"

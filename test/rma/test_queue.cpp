@@ -4,7 +4,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "support/mpi_test.hpp"
-#include "treefold/exchange/detail/automatic_choice.hpp"
+#include "treefold/exchange/automatic.hpp"
 #include "treefold/rma/locked_queue.hpp"
 #include "treefold/rma/mpsc_queue.hpp"
 

@@ -2,7 +2,6 @@
 /// Inputs and layouts shared by the reducer suites: deterministic on every rank.
 
 #include "treefold/layout/block_layout.hpp"
-#include "treefold/layout/distribution.hpp"
 
 #include <algorithm>
 #include <cstdint>

@@ -15,7 +15,6 @@
 #include "treefold/exchange/tree.hpp"
 #include "treefold/kernel/ops.hpp"
 #include "treefold/layout/block_layout.hpp"
-#include "treefold/layout/distribution.hpp"
 #include "treefold/reducer.hpp"
 #include "treefold/front_door/special_results.hpp"
 

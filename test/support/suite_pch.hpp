@@ -8,7 +8,7 @@
 #include "support/cases.hpp"
 #include "support/mpi_test.hpp"
 #include "support/oracle.hpp"
-#include "treefold/layout/distribution.hpp"
+#include "treefold/layout/block_layout.hpp"
 #include "treefold/reducer.hpp"
 
 #include <algorithm>

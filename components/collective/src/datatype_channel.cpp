@@ -1,7 +1,7 @@
 // The C entry points' transport (see treefold/collective/detail/datatype_channel.hpp).
 #include "treefold/collective/detail/datatype_channel.hpp"
 
-#include "treefold/net/tags.hpp"
+#include "treefold/net/transport.hpp"
 
 #include <boost/mpi/communicator.hpp>
 

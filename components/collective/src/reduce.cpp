@@ -6,10 +6,9 @@
 #define TREEFOLD_OLD_RANK_ORDERED_NAMES
 #include "treefold/collective/reduce.h"
 #include "treefold/collective/tree_reduce.hpp"
-#include "treefold/net/comm.hpp"
+#include "treefold/net/transport.hpp"
 #include "treefold/collective/detail/datatype_channel.hpp"
 #include "treefold/collective/detail/walk.hpp"
-#include "treefold/net/tree_walk.hpp"
 #include "treefold/topology/tree_shape.hpp"
 
 #include <boost/mpi/exception.hpp>

@@ -4,7 +4,7 @@
 #include "treefold/collective/allreduce.hpp"
 #include "treefold/collective/async_allgather.hpp"
 #include "treefold/dsop/row_kernels.hpp"
-#include "treefold/layout/distribution.hpp"
+#include "treefold/layout/block_layout.hpp"
 
 #include <boost/mpi/collectives/all_gather.hpp>
 #include <boost/mpi/collectives/all_gatherv.hpp>

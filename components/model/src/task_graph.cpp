@@ -2,7 +2,7 @@
 #include "treefold/model/task_graph.hpp"
 
 #include "treefold/layout/detail/routes.hpp"
-#include "treefold/index_tree/decompose.hpp"
+#include "treefold/index_tree/node.hpp"
 
 #include <algorithm>
 #include <cmath>

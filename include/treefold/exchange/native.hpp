@@ -1,6 +1,6 @@
 #pragma once
 /// The native exchange: the MPI library's own MPI_Allreduce (and MPI_Iallreduce) combine
-/// the ranks' frontiers, as fixed-size records (frontier_record.hpp) under a
+/// the ranks' frontiers, as fixed-size records (detail/records.hpp) under a
 /// non-commutative user-defined operation that runs treefold's exact merge.
 ///
 /// MPI combines the operands of a non-commutative operation in rank order (with any
@@ -11,21 +11,17 @@
 /// through the plan's state, attached to the record datatype MPI hands the operation.
 /// Elements that are not trivially copyable use the binomial tree exchange instead.
 ///
-/// An order-free operator (`Op::order_free`, order_free_record.hpp; ops::binned_plus) takes
+/// An order-free operator (`Op::order_free`, detail/records.hpp; ops::binned_plus) takes
 /// the commutative path: each rank folds its nodes into one value, and the values travel
 /// alone (no ranges, no frontier) under a commutative operation, so the MPI library may use
 /// its fastest allreduce algorithms; the operator's bits make the order irrelevant.
 
 #include "treefold/config.hpp"
 #include "treefold/concepts.hpp"
-#include "treefold/exchange/detail/outcome.hpp"
 #include "treefold/exchange/executor.hpp"
-#include "treefold/index_tree/decompose.hpp"
-#include "treefold/exchange/detail/frontier_record.hpp"
-#include "treefold/exchange/detail/order_free_record.hpp"
+#include "treefold/index_tree/node.hpp"
+#include "treefold/exchange/detail/records.hpp"
 #include "treefold/layout/block_layout.hpp"
-#include "treefold/net/agreement.hpp"
-#include "treefold/net/native_op.hpp"
 #include "treefold/net/transport.hpp"
 
 #include <boost/mpi/communicator.hpp>

@@ -7,7 +7,7 @@
 /// position ends with the root of the tree.
 
 #include "treefold/config.hpp"
-#include "treefold/exchange/detail/outcome.hpp"
+#include "treefold/exchange/executor.hpp"
 #include "treefold/exchange/generated_plan.hpp"
 #include "treefold/exchange/list.hpp"
 #include "treefold/layout/block_layout.hpp"

@@ -8,8 +8,7 @@
 #include "treefold/comm_view.hpp"
 #include "treefold/concepts.hpp"
 #include "treefold/layout/block_layout.hpp"
-#include "treefold/layout/distribution.hpp"
-#include "treefold/exchange/detail/order_free_record.hpp"
+#include "treefold/exchange/detail/records.hpp"
 #include "treefold/front_door/special_results.hpp"
 #include "treefold/reducer_base.hpp"
 
@@ -72,7 +71,7 @@ public:
 private:
     /// The operator the exchange sees: Merge, carrying where this call's doubles are.
     struct node_op {
-        /// Order-free exactly when Merge is (order_free_record.hpp).
+        /// Order-free exactly when Merge is (detail/records.hpp).
         static constexpr bool order_free = order_free_op<Merge>;
         const double* data; // this call's local values
         Value operator()(const Value& a, const Value& b) const noexcept { return Merge{}(a, b); }

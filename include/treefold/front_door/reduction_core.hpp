@@ -9,9 +9,8 @@
 #include "treefold/comm_view.hpp"
 #include "treefold/concepts.hpp"
 #include "treefold/error.hpp"
-#include "treefold/exchange/detail/outcome.hpp"
+#include "treefold/exchange/executor.hpp"
 #include "treefold/layout/block_layout.hpp"
-#include "treefold/net/agreement.hpp"
 #include "treefold/net/transport.hpp"
 #include "treefold/request.hpp"
 
@@ -350,7 +349,7 @@ private:
     bool alone_; // alone(plan_): a call on one rank computes the root without the plan's steps
     net::counters last_;
     std::exception_ptr own_error_;
-    std::uint32_t calls_ = 0; // calls made: the number in the tags of this call's messages (net/tags.hpp)
+    std::uint32_t calls_ = 0; // calls made: the number in the tags of this call's messages (net/transport.hpp)
     // Nonblocking calls.
     std::unique_ptr<nonblocking_type> nonblocking_plan_; // never made for serialised T
     /// A nonblocking call has started and not finished; a moved-from core has none (its

@@ -21,7 +21,7 @@
 /// count, layout, exchange and kernel, because the tree is fixed.
 
 #include "treefold/config.hpp"
-#include "treefold/kernel/scalar.hpp"
+#include "treefold/kernel/dispatch.hpp"
 
 #include <bit>
 #include <cstddef>

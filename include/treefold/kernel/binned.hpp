@@ -212,7 +212,7 @@ namespace ops {
 /// The merge of two binned accumulators: exactly the accumulator of both inputs' values
 /// (associative and commutative in its bits, unlike any floating-point addition).
 struct binned_plus {
-    /// Order-free (order_free_record.hpp): the native exchange may reduce it commutatively.
+    /// Order-free (detail/records.hpp): the native exchange may reduce it commutatively.
     static constexpr bool order_free = true;
     /// a + b.
     template <int K>

@@ -14,7 +14,6 @@
 #include "treefold/config.hpp"
 #include "treefold/kernel/dispatch.hpp"
 #include "treefold/kernel/ops.hpp"
-#include "treefold/kernel/scalar.hpp"
 #include "treefold/kernel/simd.hpp"
 
 #include <cstdint>

@@ -4,7 +4,7 @@
 ///
 /// This header only declares the kernel; it needs no architecture flags. The definition is
 /// in simd_impl.hpp and must be compiled with the architecture's flags. libtreefold.a holds
-/// the instantiations for the built-in operators and element types (builtins.hpp) for
+/// the instantiations for the built-in operators and element types (ops.hpp) for
 /// sse2, avx2 and avx512f, one translation unit per architecture; the extern declarations
 /// below keep other translation units from instantiating them again. Call an instantiation
 /// only on a CPU that has the architecture (see simd_supported); kernel::best does that
@@ -52,7 +52,7 @@ bool simd_supported() noexcept
     return simd_supported(Arch::name());
 }
 
-// Precompiled in src/kernel/simd_<arch>.cpp for every pair of builtins.hpp.
+// Precompiled in src/kernel/simd_<arch>.cpp for every pair of ops.hpp.
 #define TREEFOLD_KERNEL_EXTERN(T, OP)                                                                    \
     extern template T simd<xsimd::sse2>::reduce_node<T, ops::OP>(const T*, std::uint64_t, ops::OP&);    \
     extern template T simd<xsimd::avx2>::reduce_node<T, ops::OP>(const T*, std::uint64_t, ops::OP&);    \

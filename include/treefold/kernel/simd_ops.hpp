@@ -12,7 +12,6 @@
 #include "treefold/config.hpp"
 #include "treefold/kernel/dispatch.hpp"
 #include "treefold/kernel/rows.hpp"
-#include "treefold/kernel/scalar.hpp"
 #include "treefold/kernel/simd.hpp"
 #include "treefold/kernel/detail/simd_impl.hpp"
 

@@ -13,7 +13,6 @@
 
 #include "treefold/config.hpp"
 #include "treefold/frontier.hpp"
-#include "treefold/index_tree/decompose.hpp"
 #include "treefold/index_tree/node.hpp"
 #include "treefold/thread_pool.hpp"
 

@@ -10,18 +10,21 @@
 ///   tagged tag::failure_record. The empty message fits any receive a peer has posted (typed
 ///   or raw, pre-posted or probed), so every receiver learns of the failure from the tag and
 ///   then takes the record. The success path carries no header.
-/// - Every tag carries the number of the call it belongs to (net/tags.hpp): the thread's
+/// - Every tag carries the number of the call it belongs to (below): the thread's
 ///   current call, set by a call_scope around each reducer call. A receive discards a
 ///   message an earlier call left behind and throws std::logic_error on one of a later call
 ///   (the ranks disagree about the calls: an erroneous program), so a message is never
 ///   taken by another call.
 /// - A rank that cannot go on still sends exactly one such framed message wherever values were
 ///   expected, so nobody is left waiting and no message is left for the next call.
+///
+/// The whole network layer of the core, in sections: the private communicators, native's
+/// MPI_Op, the tree walk, the tags, the transport itself, the agreements.
 
 #include "treefold/config.hpp"
 #include "treefold/error.hpp"
-#include "treefold/net/tags.hpp"
 
+#include <boost/mpi/collectives.hpp>
 #include <boost/mpi/collectives/broadcast.hpp>
 #include <boost/mpi/communicator.hpp>
 #include <boost/mpi/exception.hpp>
@@ -30,15 +33,219 @@
 #include <boost/serialization/vector.hpp>
 #include <mpi.h>
 
+#include <climits>
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <exception>
+#include <memory>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <typeinfo>
 #include <vector>
+
+// The private communicators treefold's collectives talk on, so that their messages never
+// meet the caller's or another library's.
+namespace treefold::net {
+
+/// Why `comm` cannot carry a treefold call — MPI_COMM_NULL, a handle MPI rejects, an
+/// intercommunicator (treefold reduces within one group), or a process the other MPI
+/// implementation's launcher started that initialised MPI alone (src/net/launcher.hpp) — or
+/// nullptr when it can. Every
+/// entry point's one communicator check (C++: std::invalid_argument; C: MPI_ERR_COMM). Local.
+const char* unusable_communicator(MPI_Comm comm);
+
+/// The private duplicate of `comm` (errors return instead of aborting). Created on the first
+/// call with `comm` (collective: every rank of comm must call) and cached on `comm` as an
+/// attribute, freed when `comm` is freed; duplicates of `comm` get their own. Returns an MPI
+/// error code, MPI_SUCCESS when *out is set.
+int private_comm(MPI_Comm comm, MPI_Comm* out);
+
+/// The private communicator as a Boost.MPI communicator (not owning it); throws
+/// std::runtime_error if it cannot be created.
+inline boost::mpi::communicator private_communicator(const boost::mpi::communicator& comm)
+{
+    MPI_Comm dup = MPI_COMM_NULL;
+    const int rc = private_comm(static_cast<MPI_Comm>(comm), &dup);
+    if (rc != MPI_SUCCESS) {
+        throw std::runtime_error("treefold: could not duplicate the communicator (MPI error " +
+                                 std::to_string(rc) + ")");
+    }
+    return boost::mpi::communicator(dup, boost::mpi::comm_attach);
+}
+
+/// A plan kept on a user's communicator by the one-call functions (type-erased).
+struct cached_plan {
+    virtual ~cached_plan() = default;
+};
+
+/// The slot for `key` in the plan cache attached to `comm` (an empty pointer until the caller
+/// fills it). The cache is an attribute of `comm`: duplicates of `comm` start with their own,
+/// and its plans are destroyed when `comm` is freed or, at the latest, when MPI_Finalize
+/// starts (while MPI can still free the plans' communicators). Not collective; not
+/// thread-safe for concurrent calls on the same communicator. Throws std::runtime_error if
+/// MPI refuses the attribute.
+std::unique_ptr<cached_plan>& cached_plan_slot(MPI_Comm comm, const std::type_info& key);
+
+} // namespace treefold::net
+
+// The handles that let the MPI library's own reductions run treefold's merge: a datatype of
+// one record that carries the call's state as an attribute, and a user-defined
+// operation (non-commutative; commutative for order-free operators). Raw MPI: Boost.MPI
+// cannot attach state to an operation (its user-defined operations lose functor state, which
+// treefold must not). MPI passes the
+// reduction's datatype handle to the operation, so the operation finds its state there.
+namespace treefold::net {
+
+/// Throws boost::mpi::exception naming `routine` unless rc is MPI_SUCCESS.
+void check_mpi(const char* routine, int rc);
+
+/// A committed datatype of `bytes` contiguous bytes carrying `state` (freed on destruction;
+/// not copyable or movable, since MPI holds its address).
+class bound_datatype {
+public:
+    bound_datatype(std::size_t bytes, void* state);
+    ~bound_datatype();
+    bound_datatype(const bound_datatype&) = delete;
+    bound_datatype& operator=(const bound_datatype&) = delete;
+
+    MPI_Datatype get() const { return type_; }
+    /// The state attached to `type` (nullptr if it has none).
+    static void* state_of(MPI_Datatype type);
+
+private:
+    MPI_Datatype type_ = MPI_DATATYPE_NULL;
+};
+
+/// A user-defined operation, non-commutative unless `commutative` (freed on destruction).
+class user_op {
+public:
+    explicit user_op(MPI_User_function* f, bool commutative = false);
+    ~user_op();
+    user_op(const user_op&) = delete;
+    user_op& operator=(const user_op&) = delete;
+
+    MPI_Op get() const { return op_; }
+
+private:
+    MPI_Op op_ = MPI_OP_NULL;
+};
+
+/// One element of `type` from every rank of `comm` combined under `op` on every rank:
+/// MPI_Allreduce, or MPI_Iallreduce when `request` is given (complete it with test_request
+/// or wait_request). Throws boost::mpi::exception.
+void reduce_one(const void* send, void* recv, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
+                MPI_Request* request = nullptr);
+/// True when `request` has completed (it is then MPI_REQUEST_NULL).
+bool test_request(MPI_Request& request);
+/// Waits for `request`.
+void wait_request(MPI_Request& request);
+
+} // namespace treefold::net
+
+// The two communication patterns that move a result, each written once and generic over what
+// travels (a `channel`): the binomial broadcast of a result and the delivery of a result to
+// another root. (The collective component's walk of a tree position: collective/detail/walk.hpp.)
+//
+// Failures: a rank that has failed, or learned of a failure, keeps receiving everything owed
+// to it and sends a failure wherever values were expected, so no peer waits and no message is
+// left behind. A rank keeps the first failure it knows of.
+namespace treefold::net {
+
+/// What a broadcast or a delivery moves: the unit receives from a rank into its storage (a
+/// failure from that rank is returned) and sends its storage, or the failure, to a rank.
+/// net::values_channel (transport.hpp) is the typed one; the C entry points have their own.
+template <class C>
+concept channel = requires(C& c, int rank, const maybe_failure& f) {
+    { c.recv(rank) } -> std::same_as<maybe_failure>;
+    c.send(rank, f);
+};
+
+/// Binomial broadcast from `root` over ranks 0..p-1 (rank `me` calls it). A rank that
+/// already failed forwards its own failure.
+template <channel C>
+void broadcast(C& ch, int p, int me, int root, maybe_failure& failed)
+{
+    const int rel = (me - root + p) % p; // position relative to the root
+    int mask = 1;
+    while (mask < p) {
+        if ((rel & mask) != 0) {
+            const maybe_failure remote = ch.recv((rel - mask + root) % p);
+            failed = failed ? failed : remote;
+            break;
+        }
+        mask <<= 1;
+    }
+    // Children: positions rel + m for every power of two m below rel's lowest set bit.
+    for (mask >>= 1; mask > 0; mask >>= 1) {
+        if (rel + mask < p) {
+            ch.send((rel + mask + root) % p, failed);
+        }
+    }
+}
+
+/// Moves the result (or a failure) from `from` to `root`; nothing when they are the same.
+template <channel C>
+void deliver(C& ch, int me, int from, int root, maybe_failure& failed)
+{
+    if (from == root) {
+        return;
+    }
+    if (me == from) {
+        ch.send(root, failed);
+    } else if (me == root) {
+        const maybe_failure remote = ch.recv(from);
+        failed = failed ? failed : remote;
+    }
+}
+
+} // namespace treefold::net
+
+// Every tag treefold puts on a message, in one place. All of them travel on treefold's
+// private communicators (above), except `ring`, which the bandwidth allreduces of
+// collective/allreduce.hpp use on the caller's communicator (they have no failure path).
+//
+// The framing's tags carry the call they belong to: kind in the low two bits, the call's
+// sequence number (modulo call_span) above, so a message one call left behind (only an
+// erroneous program, such as ranks passing different roots, leaves one) is never taken by
+// a later call (net/transport.hpp discards it).
+namespace treefold::net::tag {
+
+inline constexpr int values = 1;         ///< kind: a payload of values (any count, any codec)
+inline constexpr int failure = 2;        ///< kind: an empty message: no values follow, a record does
+inline constexpr int failure_record = 3; ///< kind: the failure record itself (right after `failure`)
+inline constexpr int self_copy = 0;      ///< C entry points: a rank copying a derived datatype to itself
+inline constexpr int ring = 0x5cee;      ///< ring / Rabenseifner allreduce steps
+
+/// Call numbers a tag tells apart: the tags stay below 2^14, within MPI's guaranteed 32767.
+inline constexpr std::uint32_t call_span = 4096;
+
+/// The tag of a message of `kind` in call number `call`.
+constexpr int of_call(int kind, std::uint32_t call)
+{
+    return static_cast<int>(call % call_span) << 2 | kind;
+}
+
+/// The kind of a framing tag.
+constexpr int kind_of(int t) { return t & 3; }
+
+/// Whether a message tagged `t` belongs to call `call` (0), an earlier call (< 0) or a later
+/// one (> 0): the distance modulo call_span, half of the span each way.
+constexpr int call_order(int t, std::uint32_t call)
+{
+    const std::uint32_t d = (static_cast<std::uint32_t>(t >> 2) - call) % call_span;
+    return d == 0 ? 0 : d < call_span / 2 ? 1 : -1;
+}
+
+/// The one-sided queue carries keys, not tags: a key's low byte is a tree level, and this
+/// one stands for an empty rank's report to the finisher (a message with no node).
+inline constexpr unsigned queue_report_level = 254;
+
+} // namespace treefold::net::tag
 
 namespace treefold::net {
 
@@ -450,5 +657,36 @@ struct values_channel {
         send_values_or_failure(comm, dest, data, n, failed, count);
     }
 };
+
+} // namespace treefold::net
+
+// Collective agreements a call makes where its exchange alone cannot tell every rank: that
+// some rank failed (an operator throwing in a rank's last combine of an allreduce schedule,
+// where no message follows), and the opt-in checks that the ranks made the same call.
+namespace treefold::net {
+
+/// Collective: afterwards every rank holds a failure if any rank did (a rank keeps a
+/// `complete` one; the others take the failure of the lowest rank with a complete one, or
+/// with any one where none is). A failure read from a fixed-size record whose text may have
+/// been cut is not complete. One MPI_Allreduce of an int while nothing failed, plus a
+/// broadcast of the record when something did.
+void agree_on_failure(const boost::mpi::communicator& comm, maybe_failure& failed, counters& count,
+                      bool complete = true);
+
+/// What the opt-in checks compare across ranks, per call.
+struct call_signature {
+    std::int64_t root = -1;      ///< reduce's root; -1 for all_reduce
+    std::int64_t values = 0;     ///< the size of this rank's span
+    std::int64_t expected = 0;   ///< the size of this rank's block
+    std::uint64_t op_identity = 0; ///< a hash of the operator's type name
+    std::uint64_t element_identity = 0; ///< a hash of the element type's name and size
+    bool nonblocking = false;    ///< iall_reduce / ireduce rather than all_reduce / reduce
+};
+
+/// Collective (one MPI_Allgather of 40 bytes per rank): throws the same exception on every
+/// rank if the ranks' roots, call forms, element types or operator types differ
+/// (call_mismatch) or any rank's size is wrong (local_size_error). Every rank decides from the
+/// same gathered data, so all throw or none does.
+void check_same_call(const boost::mpi::communicator& comm, const call_signature& mine, counters& count);
 
 } // namespace treefold::net

@@ -5,7 +5,7 @@
 
 #include "treefold/config.hpp"
 #include "treefold/layout/block_layout.hpp"
-#include "treefold/index_tree/decompose.hpp"
+#include "treefold/index_tree/node.hpp"
 
 #include <cstddef>
 #include <vector>

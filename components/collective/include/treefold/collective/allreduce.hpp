@@ -15,10 +15,9 @@
 #include "treefold/config.hpp"
 #include "treefold/comm_view.hpp"
 #include "treefold/error.hpp"
-#include "treefold/net/comm.hpp"
+#include "treefold/net/transport.hpp"
 #include "treefold/collective/detail/schedule_run.hpp"
 #include "treefold/collective/detail/transfers.hpp"
-#include "treefold/net/transport.hpp"
 #include "treefold/topology/schedule.hpp"
 
 #include <boost/mpi/communicator.hpp>
@@ -74,7 +73,7 @@ struct elements_codec {
 /// A schedule planned once for a communicator and run by many allreduce calls (the free
 /// functions below plan on every call). Construction checks the schedule (every rank throws
 /// the same std::invalid_argument if it does not fit comm.size()). Collective the first time
-/// treefold meets `comm` (it duplicates it once, net/comm.hpp); no message is sent after that.
+/// treefold meets `comm` (it duplicates it once, net/transport.hpp); no message is sent after that.
 class schedule_allreducer {
 public:
     /// Plans `s` for this rank of `comm`.
@@ -131,7 +130,7 @@ private:
 /// (before any message) if `s` does not fit comm.size(). If the operator throws on a rank,
 /// the schedule still completes (failures travel in place of values): that rank rethrows
 /// the operator's exception and every rank whose result depends on the failed step throws
-/// remote_failure. Messages travel on the private duplicate of `comm` (net/comm.hpp; made
+/// remote_failure. Messages travel on the private duplicate of `comm` (net/transport.hpp; made
 /// collectively on the first treefold call with `comm`).
 template <class T, class Op>
 T schedule_allreduce(comm_view comm, const topology::schedule& s, const T& value, Op op,

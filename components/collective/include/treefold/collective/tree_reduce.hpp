@@ -30,10 +30,8 @@
 #include "treefold/comm_view.hpp"
 #include "treefold/concepts.hpp"
 #include "treefold/error.hpp"
-#include "treefold/net/comm.hpp"
 #include "treefold/net/transport.hpp"
 #include "treefold/collective/detail/walk.hpp"
-#include "treefold/net/tree_walk.hpp"
 #include "treefold/topology/tree_shape.hpp"
 
 #include <boost/mpi/communicator.hpp>

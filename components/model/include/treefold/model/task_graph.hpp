@@ -274,7 +274,7 @@ struct simulation {
 simulation simulate(const topology::schedule& s, int p, const params& m, const noise& n = {});
 
 /// Appends to `g` a binomial broadcast of a `bytes`-byte result from `root` (the reducer's,
-/// net/tree_walk.hpp): every rank receives from its parent after `after[rank]`, then sends to
+/// net/transport.hpp): every rank receives from its parent after `after[rank]`, then sends to
 /// its children, farthest first. `after` holds one task per rank (or none: SIZE_MAX).
 void add_broadcast(task_graph& g, int root, std::uint64_t bytes, const std::vector<std::size_t>& after);
 

@@ -13,7 +13,6 @@
 /// Construction and destruction are collective (the queue's MPI window).
 
 #include "treefold/config.hpp"
-#include "treefold/net/tags.hpp"
 #include "treefold/net/transport.hpp"
 #include "treefold/exchange/executor.hpp"
 #include "treefold/plan/generators.hpp"

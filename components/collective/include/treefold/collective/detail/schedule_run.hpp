@@ -21,11 +21,10 @@
 /// in the one framing of net/transport.hpp. A rank that failed (or learned of a failure) keeps sending failures
 /// wherever values were expected and receives everything owed to it, so no peer waits. Sends
 /// are non-blocking (a multicast of f−1 messages). The runner uses every tag of the
-/// communicator it is given: give it a private one (net/comm.hpp).
+/// communicator it is given: give it a private one (net/transport.hpp).
 
 #include "treefold/config.hpp"
 #include "treefold/error.hpp"
-#include "treefold/net/native_op.hpp"
 #include "treefold/net/transport.hpp"
 #include "treefold/topology/schedule.hpp"
 

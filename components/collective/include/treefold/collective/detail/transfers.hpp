@@ -9,7 +9,6 @@
 /// allreduce starts hundreds of them per call.
 
 #include "treefold/config.hpp"
-#include "treefold/net/tags.hpp"
 #include "treefold/net/transport.hpp"
 
 #include <boost/mpi/communicator.hpp>
