@@ -7,9 +7,10 @@
 // candidate named explicitly (native, binomial, direct, dual4, schedule_rd) each run C
 // all_reduce calls of N doubles (even_upper blocks), interleaved, R rounds. Per exchange the
 // median over rounds of the slowest rank's time per call; the regret is the chosen exchange's
-// time (its explicit reducer's) over the least explicit time (1.0: it chose the best one). Run it beside
-// a parallel compile to see the choice under load. With --barrier every call starts after a
-// barrier and only the calls are timed (the ranks arrive together, as in a solver's step). Prints one CSV row per plan and a summary.
+// time (its explicit reducer's) over the least explicit time (1.0: it chose the best one).
+// Run it beside a parallel compile to see the choice under load. With --barrier every call
+// starts after a barrier and only the calls are timed (the ranks arrive together, as in a
+// solver's step). Prints one CSV row per plan and a summary.
 
 #include "bench_util.hpp"
 #include "call_timer.hpp"

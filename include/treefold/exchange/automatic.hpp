@@ -15,9 +15,9 @@
 ///    layout of 2^16 values per rank instead: the messages depend on N only through its
 ///    frontiers, of O(log N) values): 2 warm-up and 15 timed rounds, candidates
 ///    interleaved; a sample is as many calls back to back after a barrier as fill 16 µs, at
-///    most 16, by the warm-up's slowest call (one call after a barrier times the barrier's
-///    uneven exit more than a short exchange, and misjudged native against schedule_rd at
-///    p = 2 by 10-15 %; a long call, as on an oversubscribed node, needs no more than one);
+///    most 16, by the warm-up's slowest call (one short call after a barrier times the
+///    barrier's uneven exit more than the exchange: doc/performance.md, automatic's regret;
+///    a long call, as on an oversubscribed node, needs no more than one);
 ///    of the candidates whose median on the slowest rank is within 3 % of the least
 ///    (choice_tolerance), the first in `automatic_candidates` (simplest first) wins, so noise
 ///    between near-equal candidates does not decide. The choice is cached per (p,

@@ -314,8 +314,7 @@ private:
     /// (on the rank that does it) instead of a hang or a mixed-up message. `exact` (the
     /// checking level) takes the mark with an atomic exchange, which also catches two calls
     /// begun in the same instant; otherwise a load and a store catch a call made while
-    /// another runs (the exchange, a locked instruction, took about half of run_everywhere's
-    /// own perf samples at p = 1, N = 460).
+    /// another runs, without a locked instruction on every call.
     struct in_use {
         in_use(busy_flag& flag, bool in_flight, bool exact) : busy(flag.value)
         {

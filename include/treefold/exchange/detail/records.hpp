@@ -51,6 +51,30 @@ void store_raw(void* at, const T& value)
     std::memcpy(at, static_cast<const void*>(&value), sizeof(T));
 }
 
+/// What a finished record carries after its head of `head_bytes`: the failure of
+/// `failure_bytes` bytes when `failed`, else the value (stored in `value`).
+template <class T>
+maybe_failure read_payload(const void* record, std::size_t head_bytes, bool failed, std::size_t failure_bytes,
+                           T& value)
+{
+    const char* payload = static_cast<const char*>(record) + head_bytes;
+    if (failed) {
+        return decode_failure(payload, failure_bytes);
+    }
+    value = load_raw<T>(payload);
+    return std::nullopt;
+}
+
+/// The failure a record's merge writes when the operator threw on `rank` (call inside the
+/// catch); the first such exception of the call is kept in `own_error`.
+inline failure merge_threw(int rank, std::exception_ptr& own_error)
+{
+    if (!own_error) {
+        own_error = std::current_exception();
+    }
+    return failure::op_threw(rank, std::current_exception());
+}
+
 } // namespace treefold::detail
 
 namespace treefold {
@@ -133,10 +157,7 @@ public:
             std::memcpy(static_cast<char*>(right) + head_bytes, static_cast<const void*>(values.data()),
                         values.size() * sizeof(T));
         } catch (...) {
-            if (!own_error) {
-                own_error = std::current_exception();
-            }
-            write_failure(right, failure::op_threw(rank, std::current_exception()));
+            write_failure(right, detail::merge_threw(rank, own_error));
         }
     }
 
@@ -145,14 +166,10 @@ public:
     maybe_failure read_result(const void* record, T& value) const
     {
         const head h = detail::load_raw<head>(record);
-        if (h.state == failed) {
-            return decode_failure(static_cast<const char*>(record) + head_bytes, h.failure_bytes);
-        }
-        if (h.begin != 0 || h.end != n_ || n_ == 0) {
+        if (h.state != failed && (h.begin != 0 || h.end != n_ || n_ == 0)) {
             throw std::logic_error("treefold: a reduction finished without the whole range (internal error)");
         }
-        value = detail::load_raw<T>(static_cast<const char*>(record) + head_bytes);
-        return std::nullopt;
+        return detail::read_payload(record, head_bytes, h.state == failed, h.failure_bytes, value);
     }
 
 private:
@@ -193,9 +210,9 @@ private:
 // An order-free sum needs no ranges and no frontier: each rank folds its own nodes into one
 // value, and any two values merge in either order with the same bits, so the MPI library may
 // run its commutative allreduce algorithms. The record is an 8-byte head (state, and the
-// failing rank) and room for the value or an encoded failure (its text cut to that room). Two failures keep the one of
-// the lower rank, so the merge stays commutative on failures too. Read and written with
-// memcpy: MPI may hand the operation buffers at any alignment.
+// failing rank) and room for the value or an encoded failure (its text cut to that room).
+// Two failures keep the one of the lower rank, so the merge stays commutative on failures
+// too. Read and written with memcpy: MPI may hand the operation buffers at any alignment.
 namespace treefold {
 
 /// Whether `Op` declares itself order-free (`static constexpr bool order_free = true;`):
@@ -249,10 +266,7 @@ public:
             const T y = detail::load_raw<T>(static_cast<const char*>(inout) + head_bytes);
             write(inout, op(x, y));
         } catch (...) {
-            if (!own_error) {
-                own_error = std::current_exception();
-            }
-            write_failure(inout, failure::op_threw(rank, std::current_exception()));
+            write_failure(inout, detail::merge_threw(rank, own_error));
         }
     }
 
@@ -260,14 +274,10 @@ public:
     static maybe_failure read_result(const void* record, T& value)
     {
         const head h = detail::load_raw<head>(record);
-        if (h.state == failed) {
-            return decode_failure(static_cast<const char*>(record) + head_bytes, h.failure_bytes);
-        }
-        if (h.state != ok) {
+        if (h.state != failed && h.state != ok) {
             throw std::logic_error("treefold: an order-free reduction finished without a value (internal error)");
         }
-        value = detail::load_raw<T>(static_cast<const char*>(record) + head_bytes);
-        return std::nullopt;
+        return detail::read_payload(record, head_bytes, h.state == failed, h.failure_bytes, value);
     }
 
 private:
