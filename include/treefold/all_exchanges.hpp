@@ -12,7 +12,6 @@
 #include "treefold/plan/schedule.hpp"
 #include "treefold/rma/one_sided.hpp"
 
-#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -47,25 +46,10 @@ inline std::vector<std::string_view> scheduled_exchange_names()
 /// naming the scheduled exchanges for any other name.
 inline std::vector<plan::rank_schedule> schedules_of(std::string_view name, const layout::block_layout& layout)
 {
-    std::vector<plan::rank_schedule> out;
-    bool found = false;
-    exchange::for_each_exchange<all_exchanges>([&]<class E>(std::type_identity<E>) {
-        if constexpr (plan::scheduled_exchange<E>) {
-            if (!found && name == std::string_view(E::name)) {
-                found = true;
-                out = plan::all_ranks(layout, [](const layout::block_layout& l, int r) { return E::schedule(l, r); });
-            }
-        }
+    const auto make = exchange::schedule_by_name<all_exchanges>(name, [name](const std::string& names) {
+        return "treefold: exchange '" + std::string(name) + "' runs no schedule (those that do: " + names + ")";
     });
-    if (!found) {
-        std::string names;
-        for (const auto n : scheduled_exchange_names()) {
-            names += (names.empty() ? "" : ", ") + std::string(n);
-        }
-        throw std::invalid_argument("treefold: exchange '" + std::string(name) + "' runs no schedule (those that do: " +
-                                    names + ")");
-    }
-    return out;
+    return plan::all_ranks(layout, make);
 }
 
 } // namespace treefold

@@ -5,16 +5,14 @@
 
 #include "treefold/config.hpp"
 
-#include <algorithm>
+#include <cstddef>
 #include <cstdint>
-#include <cstdlib>
-#include <cstring>
 #include <exception>
 #include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
-#include <typeinfo>
+#include <utility>
 #include <vector>
 
 namespace treefold {

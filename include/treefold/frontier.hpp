@@ -86,8 +86,6 @@ public:
     std::span<const index_tree::node> nodes() const { return nodes_; }
     /// The nodes' values, left to right (parallel to nodes()).
     std::span<const T> values() const { return values_; }
-    /// The rightmost node (nodes must be non-empty).
-    const index_tree::node& back_node() const { return nodes_.back(); }
     /// First index covered (nodes must be non-empty).
     index_tree::index_t begin_index() const { return nodes_.front().x; }
     /// One past the last index covered (nodes must be non-empty).

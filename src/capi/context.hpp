@@ -39,14 +39,11 @@ element element_of(MPI_Datatype type);
 /// The operation of an MPI_Op handle (operation::none for MPI_OP_NULL and the predefined
 /// operations treefold does not map, such as MPI_BAND).
 operation operation_of(MPI_Op op);
-/// Bytes of one element.
-std::size_t element_size(element e);
 
-/// Thrown by user_op when MPI_Reduce_local fails; carries the MPI error code.
+/// Thrown by user_op when MPI_Reduce_local fails (its message names the MPI error code).
 class mpi_call_error : public std::runtime_error {
 public:
-    mpi_call_error(int code, const std::string& what) : std::runtime_error(what), code(code) {}
-    int code;
+    using std::runtime_error::runtime_error;
 };
 
 /// A user-created MPI_Op as a treefold operator: left op right, the left operand covering
@@ -60,7 +57,7 @@ struct user_op {
         T out = right;
         const int rc = MPI_Reduce_local(&left, &out, 1, type, op);
         if (rc != MPI_SUCCESS) {
-            throw mpi_call_error(rc, "MPI_Reduce_local failed (MPI error " + std::to_string(rc) + ")");
+            throw mpi_call_error("MPI_Reduce_local failed (MPI error " + std::to_string(rc) + ")");
         }
         return out;
     }
@@ -177,10 +174,9 @@ public:
     /// Values per global index: 1, or k for an element-wise context (rows of k values, k
     /// results).
     std::uint64_t width = 1;
-    /// This rank's count, N, and the bytes of one element.
+    /// This rank's count and N.
     std::uint64_t local_count = 0;
     std::uint64_t global_count = 0;
-    std::size_t element_bytes = 0;
     /// This rank and the size of the communicator.
     int rank = 0;
     int size = 0;
@@ -211,40 +207,65 @@ std::unique_ptr<context> make_row_context(const boost::mpi::communicator& comm, 
 TREEFOLD_CAPI_ELEMENTS(TREEFOLD_CAPI_DECLARE)
 #undef TREEFOLD_CAPI_DECLARE
 
-/// This rank's `values` values at `local`; for an unusable buffer (`ok` false) a span of the
-/// wrong size (empty, or the one element `wrong`), which the reducer turns into a failure
-/// every rank learns of (it never reads such a span).
+/// What typed_context and row_context share: the fields their reducer fills in, and this rank's
+/// local_count * width values of T (a span of them, or the context's own buffer).
 template <class T>
-std::span<const T> values_or_wrong_size(const void* local, bool ok, std::uint64_t values, const T& wrong)
-{
-    if (ok) {
-        return {static_cast<const T*>(local), values};
+class context_of : public context {
+public:
+    void* buffer() override
+    {
+        if (buffer_.size() != local_count * width) {
+            buffer_.assign(local_count * width, T{});
+        }
+        return buffer_.empty() ? nullptr : buffer_.data();
     }
-    if (values > 0) {
-        return {};
+
+protected:
+    /// Reads local_count, N and the exchange from reducer `r`, rank and size from `comm`.
+    template <class Reducer>
+    void describe(const Reducer& r, const boost::mpi::communicator& comm)
+    {
+        local_count = r.local_count();
+        global_count = r.layout().size();
+        rank = comm.rank();
+        size = comm.size();
+        exchange = std::string(r.exchange_used());
     }
-    return {&wrong, 1};
-}
+
+    /// This rank's values at `local`; for an unusable buffer (`ok` false) a span of the wrong
+    /// size (empty, or the one element wrong_size_), which the reducer turns into a failure every
+    /// rank learns of (it never reads such a span).
+    std::span<const T> span_of(const void* local, bool ok) const
+    {
+        const std::uint64_t values = local_count * width;
+        if (ok) {
+            return {static_cast<const T*>(local), values};
+        }
+        if (values > 0) {
+            return {};
+        }
+        return {&wrong_size_, 1};
+    }
+
+private:
+    std::vector<T> buffer_;
+    T wrong_size_{};
+};
 
 /// A reducer<T, Op> behind the context interface.
 template <class T, class Op>
-class typed_context final : public context {
+class typed_context final : public context_of<T> {
 public:
     typed_context(const boost::mpi::communicator& comm, layout::block_layout layout, Op op)
         : reducer_(comm, std::move(layout), std::move(op))
     {
-        local_count = reducer_.local_count();
-        global_count = reducer_.layout().size();
-        element_bytes = sizeof(T);
-        rank = reducer_.communicator().rank();
-        size = reducer_.communicator().size();
-        exchange = std::string(reducer_.exchange_used());
+        this->describe(reducer_, reducer_.communicator());
     }
 
     void all_reduce(const void* local, bool ok, void* result) override
     {
-        const kernel_scope scope(kernel);
-        const T value = reducer_.all_reduce(span_of(local, ok));
+        const kernel_scope scope(this->kernel);
+        const T value = reducer_.all_reduce(this->span_of(local, ok));
         if (result != nullptr) { // a NULL result on a rank with no values need not fail everywhere
             std::memcpy(result, &value, sizeof(T));
         }
@@ -252,8 +273,8 @@ public:
 
     void reduce(const void* local, bool ok, void* result, int root) override
     {
-        const kernel_scope scope(kernel);
-        const std::optional<T> value = reducer_.reduce(span_of(local, ok), root);
+        const kernel_scope scope(this->kernel);
+        const std::optional<T> value = reducer_.reduce(this->span_of(local, ok), root);
         if (value && result != nullptr) {
             std::memcpy(result, &*value, sizeof(T));
         }
@@ -261,11 +282,11 @@ public:
 
     std::unique_ptr<pending> start(const void* local, bool ok, void* result, std::optional<int> root) override
     {
-        const kernel_scope scope(kernel); // (the local kernel runs before start returns)
+        const kernel_scope scope(this->kernel); // (the local kernel runs before start returns)
         if (!root) {
-            return std::make_unique<started<T>>(reducer_.iall_reduce(span_of(local, ok)), result);
+            return std::make_unique<started<T>>(reducer_.iall_reduce(this->span_of(local, ok)), result);
         }
-        return std::make_unique<started<std::optional<T>>>(reducer_.ireduce(span_of(local, ok), *root), result);
+        return std::make_unique<started<std::optional<T>>>(reducer_.ireduce(this->span_of(local, ok), *root), result);
     }
 
     void set_threads(std::size_t threads) override
@@ -273,20 +294,12 @@ public:
         reducer_.set_threads(1);
         pool_.reset();
         if (threads > 1) {
-            pool_ = std::make_unique<kernel_pool>(threads, kernel);
+            pool_ = std::make_unique<kernel_pool>(threads, this->kernel);
             reducer_.set_threads(*pool_);
         }
     }
     std::size_t threads() const override { return reducer_.threads(); }
     net::counters last_counters() const override { return reducer_.last_counters(); }
-
-    void* buffer() override
-    {
-        if (buffer_.size() != local_count) {
-            buffer_.assign(local_count, T{});
-        }
-        return buffer_.empty() ? nullptr : buffer_.data();
-    }
 
 private:
     /// A request of the reducer (R: T, or std::optional<T> for a reduce) and where its result goes.
@@ -305,55 +318,35 @@ private:
         void* result;
     };
 
-    std::span<const T> span_of(const void* local, bool ok) const
-    {
-        return values_or_wrong_size(local, ok, local_count, wrong_size_);
-    }
-
     std::unique_ptr<kernel_pool> pool_; // (before reducer_, which refers to it, so it outlives it)
     reducer<T, Op, chosen_kernel> reducer_;
-    std::vector<T> buffer_;
-    T wrong_size_{};
 };
 
 /// A row_reducer<T, Op> behind the context interface: `local` holds local_count rows of
 /// `width` values, row-major; `result` receives `width` values.
 template <class T, class Op>
-class row_context final : public context {
+class row_context final : public context_of<T> {
 public:
     row_context(const boost::mpi::communicator& comm, layout::block_layout layout, std::uint64_t k, Op op)
         : reducer_(comm, std::move(layout), k, std::move(op))
     {
-        width = k;
-        local_count = reducer_.local_count();
-        global_count = reducer_.layout().size();
-        element_bytes = sizeof(T);
-        rank = comm.rank();
-        size = comm.size();
-        exchange = std::string(reducer_.exchange_used());
+        this->width = k;
+        this->describe(reducer_, comm);
     }
 
     void all_reduce(const void* local, bool ok, void* result) override
     {
         if (result == nullptr) { // only where this rank already fails (ok false, or no values)
-            (void)reducer_.all_reduce(span_of(local, ok));
+            (void)reducer_.all_reduce(this->span_of(local, ok));
             return;
         }
-        reducer_.all_reduce(span_of(local, ok), std::span<T>(static_cast<T*>(result), width));
+        reducer_.all_reduce(this->span_of(local, ok), std::span<T>(static_cast<T*>(result), this->width));
     }
 
     void reduce(const void* local, bool ok, void* result, int root) override
     {
-        const std::size_t n = result == nullptr ? 0 : width;
-        reducer_.reduce(span_of(local, ok), root, std::span<T>(static_cast<T*>(result), n));
-    }
-
-    void* buffer() override
-    {
-        if (buffer_.size() != local_count * width) {
-            buffer_.assign(local_count * width, T{});
-        }
-        return buffer_.empty() ? nullptr : buffer_.data();
+        const std::size_t n = result == nullptr ? 0 : this->width;
+        reducer_.reduce(this->span_of(local, ok), root, std::span<T>(static_cast<T*>(result), n));
     }
 
     std::unique_ptr<pending> start(const void*, bool, void*, std::optional<int>) override
@@ -367,14 +360,7 @@ public:
     net::counters last_counters() const override { return reducer_.last_counters(); }
 
 private:
-    std::span<const T> span_of(const void* local, bool ok) const
-    {
-        return values_or_wrong_size(local, ok, local_count * width, wrong_size_);
-    }
-
     row_reducer<T, Op> reducer_;
-    std::vector<T> buffer_;
-    T wrong_size_{};
 };
 
 /// Calls f(functor) with the operator functor for `op` on T: treefold's own built-in

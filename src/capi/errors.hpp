@@ -12,6 +12,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace treefold::capi::detail {
 
@@ -30,6 +31,15 @@ struct local_check {
     element type = element::none;
     operation op = operation::none;
     std::uint32_t probe = 0; ///< a user-created op: what it makes of probe values (check_arguments)
+
+    /// Records error class `cls` and `why` unless an error is recorded already (the first wins).
+    void bad(int cls, std::string why)
+    {
+        if (error_class == MPI_SUCCESS) {
+            error_class = cls;
+            message = std::move(why);
+        }
+    }
 };
 
 /// The element type and operation every rank passed.

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <iterator>
 #include <optional>
 #include <vector>
 
@@ -26,18 +27,18 @@ std::string exchange_names()
     return all;
 }
 
-constexpr kernel_choice kernels[] = {kernel_choice::best, kernel_choice::scalar, kernel_choice::sse2,
-                                     kernel_choice::avx2, kernel_choice::avx512f};
+/// The option's name of each kernel_choice, indexed by it.
+constexpr const char* kernel_names[] = {"best", "scalar", "sse2", "avx2", "avx512f"};
+static_assert(std::size(kernel_names) == static_cast<std::size_t>(kernel_choice::avx512f) + 1);
 
 /// The kernel named `value`, or nullopt.
 std::optional<kernel_choice> kernel_of(const std::string& value)
 {
-    for (kernel_choice k : kernels) {
-        if (value == kernel_name(k)) {
-            return k;
-        }
+    const auto at = std::find(std::begin(kernel_names), std::end(kernel_names), value);
+    if (at == std::end(kernel_names)) {
+        return std::nullopt;
     }
-    return std::nullopt;
+    return static_cast<kernel_choice>(at - std::begin(kernel_names));
 }
 
 /// Why this rank cannot run architecture kernel `k` for `check`'s type and operation ("" if it can).
@@ -61,19 +62,8 @@ std::string unusable(kernel_choice k, const local_check& check)
 
 const char* kernel_name(kernel_choice k)
 {
-    switch (k) {
-    case kernel_choice::best:
-        return "best";
-    case kernel_choice::scalar:
-        return "scalar";
-    case kernel_choice::sse2:
-        return "sse2";
-    case kernel_choice::avx2:
-        return "avx2";
-    case kernel_choice::avx512f:
-        return "avx512f";
-    }
-    return "best";
+    const auto i = static_cast<std::size_t>(k);
+    return i < std::size(kernel_names) ? kernel_names[i] : "best";
 }
 
 context_options read_options(MPI_Info info, local_check& check)
@@ -82,15 +72,9 @@ context_options read_options(MPI_Info info, local_check& check)
     if (info == MPI_INFO_NULL) {
         return options;
     }
-    auto bad = [&check](int cls, std::string why) {
-        if (check.error_class == MPI_SUCCESS) {
-            check.error_class = cls;
-            check.message = std::move(why);
-        }
-    };
     int keys = 0;
     if (MPI_Info_get_nkeys(info, &keys) != MPI_SUCCESS) {
-        bad(MPI_ERR_INFO, "treefold: the MPI_Info cannot be read");
+        check.bad(MPI_ERR_INFO, "treefold: the MPI_Info cannot be read");
         return options;
     }
     for (int k = 0; k < keys; ++k) {
@@ -99,7 +83,7 @@ context_options read_options(MPI_Info info, local_check& check)
         int found = 0;
         if (MPI_Info_get_nthkey(info, k, key.data()) != MPI_SUCCESS ||
             MPI_Info_get_valuelen(info, key.data(), &length, &found) != MPI_SUCCESS || found == 0) {
-            bad(MPI_ERR_INFO, "treefold: the MPI_Info cannot be read");
+            check.bad(MPI_ERR_INFO, "treefold: the MPI_Info cannot be read");
             return options;
         }
         std::vector<char> text(static_cast<std::size_t>(length) + 1, '\0');
@@ -113,41 +97,41 @@ context_options read_options(MPI_Info info, local_check& check)
             } else if (std::find(names.begin(), names.end(), value) != names.end()) {
                 options.exchange = value;
             } else {
-                bad(MPI_ERR_INFO_VALUE, "treefold: option exchange=" + value + " names no exchange a C context can run (" +
-                                            exchange_names() + ")");
+                check.bad(MPI_ERR_INFO_VALUE, "treefold: option exchange=" + value +
+                                                  " names no exchange a C context can run (" + exchange_names() + ")");
             }
         } else if (name == "threads") {
             std::size_t threads = 0;
             const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), threads);
             if (ec != std::errc{} || end != value.data() + value.size() || threads == 0) {
-                bad(MPI_ERR_INFO_VALUE, "treefold: option threads=" + value + " is not a positive integer" +
-                                            (ec == std::errc::result_out_of_range ? " of a usable size" : ""));
+                check.bad(MPI_ERR_INFO_VALUE, "treefold: option threads=" + value + " is not a positive integer" +
+                                                  (ec == std::errc::result_out_of_range ? " of a usable size" : ""));
             } else if (threads > TREEFOLD_MAX_THREADS) {
-                bad(MPI_ERR_INFO_VALUE, "treefold: option threads=" + value + " exceeds TREEFOLD_MAX_THREADS (" +
-                                            std::to_string(TREEFOLD_MAX_THREADS) + ")");
+                check.bad(MPI_ERR_INFO_VALUE, "treefold: option threads=" + value + " exceeds TREEFOLD_MAX_THREADS (" +
+                                                  std::to_string(TREEFOLD_MAX_THREADS) + ")");
             } else {
                 options.threads = threads;
             }
         } else if (name == "kernel") {
             const std::optional<kernel_choice> k = kernel_of(value);
             if (!k) {
-                bad(MPI_ERR_INFO_VALUE,
-                    "treefold: option kernel=" + value + " names no kernel (best, scalar, sse2, avx2, avx512f)");
+                check.bad(MPI_ERR_INFO_VALUE,
+                          "treefold: option kernel=" + value + " names no kernel (best, scalar, sse2, avx2, avx512f)");
             } else if (const std::string why = unusable(*k, check); !why.empty()) {
-                bad(MPI_ERR_INFO_VALUE, why);
+                check.bad(MPI_ERR_INFO_VALUE, why);
             } else {
                 options.kernel = *k;
             }
         } else {
-            bad(MPI_ERR_INFO_KEY, "treefold: unknown option '" + name + "' (exchange, threads, kernel)");
+            check.bad(MPI_ERR_INFO_KEY, "treefold: unknown option '" + name + "' (exchange, threads, kernel)");
         }
     }
     if (options.threads > 1 && check.op == operation::user) {
         int provided = MPI_THREAD_SINGLE;
         MPI_Query_thread(&provided);
         if (provided < MPI_THREAD_MULTIPLE) {
-            bad(MPI_ERR_ARG, "treefold: threads > 1 with a user-created MPI_Op needs MPI_THREAD_MULTIPLE "
-                             "(MPI_Reduce_local then runs on several threads)");
+            check.bad(MPI_ERR_ARG, "treefold: threads > 1 with a user-created MPI_Op needs MPI_THREAD_MULTIPLE "
+                                   "(MPI_Reduce_local then runs on several threads)");
         }
     }
     return options;

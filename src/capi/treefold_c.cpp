@@ -17,10 +17,12 @@
 #include <boost/mpi/collectives/all_gather.hpp>
 #include <boost/mpi/exception.hpp>
 
+#include <algorithm>
 #include <array>
 #include <complex>
 #include <cstdint>
 #include <exception>
+#include <initializer_list>
 #include <memory>
 #include <new>
 #include <optional>
@@ -50,94 +52,53 @@ namespace {
 
 thread_local std::string last_message;
 
-/// The element family of a handle; the size (MPI_Type_size) then picks the element, so
-/// Fortran kinds (MPI_INTEGER under -fdefault-integer-8, say) map by what they hold.
-enum class family { none, real, integer, complex };
-
-family family_of(MPI_Datatype t)
-{
-    if (t == MPI_DATATYPE_NULL) {
-        return family::none;
-    }
-    for (MPI_Datatype r : {MPI_DOUBLE, MPI_FLOAT, MPI_DOUBLE_PRECISION, MPI_REAL, MPI_REAL4, MPI_REAL8}) {
-        if (t == r) {
-            return family::real;
-        }
-    }
-    for (MPI_Datatype i : {MPI_INT32_T, MPI_INT64_T, MPI_INT, MPI_LONG, MPI_LONG_LONG, MPI_INTEGER, MPI_INTEGER4,
-                           MPI_INTEGER8}) {
-        if (t == i) {
-            return family::integer;
-        }
-    }
-    for (MPI_Datatype c : {MPI_C_DOUBLE_COMPLEX, MPI_DOUBLE_COMPLEX, MPI_COMPLEX16}) {
-        if (t == c) {
-            return family::complex;
-        }
-    }
-    return family::none;
-}
-
 } // namespace
 
 element element_of(MPI_Datatype type)
 {
-    const family f = family_of(type);
-    int bytes = 0;
-    if (f == family::none || MPI_Type_size(type, &bytes) != MPI_SUCCESS) {
+    if (type == MPI_DATATYPE_NULL) {
         return element::none;
     }
-    switch (f) {
-    case family::real:
-        return bytes == 8 ? element::f64 : bytes == 4 ? element::f32 : element::none;
-    case family::integer:
-        return bytes == 8 ? element::i64 : bytes == 4 ? element::i32 : element::none;
-    case family::complex:
-        return bytes == 16 ? element::c64 : element::none;
-    case family::none:
-        break;
+    // The handle's family (real, integer, complex) names the elements of 4, 8 and 16 bytes; its
+    // size (MPI_Type_size) then picks one, so Fortran kinds (MPI_INTEGER under
+    // -fdefault-integer-8, say) map by what they hold.
+    const auto by_size = [type](element of4, element of8, element of16) {
+        int bytes = 0;
+        if (MPI_Type_size(type, &bytes) != MPI_SUCCESS) {
+            return element::none;
+        }
+        return bytes == 4 ? of4 : bytes == 8 ? of8 : bytes == 16 ? of16 : element::none;
+    };
+    const auto in = [type](std::initializer_list<MPI_Datatype> family) {
+        return std::find(family.begin(), family.end(), type) != family.end();
+    };
+    if (in({MPI_DOUBLE, MPI_FLOAT, MPI_DOUBLE_PRECISION, MPI_REAL, MPI_REAL4, MPI_REAL8})) {
+        return by_size(element::f32, element::f64, element::none);
+    }
+    if (in({MPI_INT32_T, MPI_INT64_T, MPI_INT, MPI_LONG, MPI_LONG_LONG, MPI_INTEGER, MPI_INTEGER4, MPI_INTEGER8})) {
+        return by_size(element::i32, element::i64, element::none);
+    }
+    if (in({MPI_C_DOUBLE_COMPLEX, MPI_DOUBLE_COMPLEX, MPI_COMPLEX16})) {
+        return by_size(element::none, element::none, element::c64);
     }
     return element::none;
 }
 
 operation operation_of(MPI_Op op)
 {
-    if (op == MPI_SUM) {
-        return operation::sum;
-    }
-    if (op == MPI_PROD) {
-        return operation::prod;
-    }
-    if (op == MPI_MIN) {
-        return operation::min;
-    }
-    if (op == MPI_MAX) {
-        return operation::max;
-    }
-    for (MPI_Op other : {MPI_OP_NULL, MPI_MAXLOC, MPI_MINLOC, MPI_LAND, MPI_BAND, MPI_LOR, MPI_BOR, MPI_LXOR, MPI_BXOR,
-                         MPI_REPLACE, MPI_NO_OP}) {
-        if (op == other) {
-            return operation::none;
+    // (MPI_Op handles are no constants under Open MPI: a static table, not constexpr)
+    static const std::pair<MPI_Op, operation> known[] = {
+        {MPI_SUM, operation::sum},      {MPI_PROD, operation::prod},    {MPI_MIN, operation::min},
+        {MPI_MAX, operation::max},      {MPI_OP_NULL, operation::none}, {MPI_MAXLOC, operation::none},
+        {MPI_MINLOC, operation::none},  {MPI_LAND, operation::none},    {MPI_BAND, operation::none},
+        {MPI_LOR, operation::none},     {MPI_BOR, operation::none},     {MPI_LXOR, operation::none},
+        {MPI_BXOR, operation::none},    {MPI_REPLACE, operation::none}, {MPI_NO_OP, operation::none}};
+    for (const auto& [handle, o] : known) {
+        if (op == handle) {
+            return o;
         }
     }
     return operation::user;
-}
-
-std::size_t element_size(element e)
-{
-    switch (e) {
-    case element::f64:
-    case element::i64:
-        return 8;
-    case element::f32:
-    case element::i32:
-        return 4;
-    case element::c64:
-        return 16;
-    case element::none:
-        break;
-    }
-    return 0;
 }
 
 int fail(int error_class, std::string message)
@@ -291,18 +252,26 @@ std::uint32_t probe_of(MPI_Op op, MPI_Datatype type)
     return h;
 }
 
-std::uint32_t probe_of(element e, MPI_Op op, MPI_Datatype type)
+/// f(std::type_identity<T>{}) for the element type T that `e` names; otherwise() for element::none.
+template <class F, class Otherwise>
+auto with_element(element e, F&& f, Otherwise&& otherwise)
 {
     switch (e) {
 #define TREEFOLD_CAPI_CASE(e, T)                                                                     \
     case element::e:                                                                                 \
-        return probe_of<T>(op, type);
+        return f(std::type_identity<T>{});
         TREEFOLD_CAPI_ELEMENTS(TREEFOLD_CAPI_CASE)
 #undef TREEFOLD_CAPI_CASE
     case element::none:
         break;
     }
-    return 0;
+    return otherwise();
+}
+
+std::uint32_t probe_of(element e, MPI_Op op, MPI_Datatype type)
+{
+    return with_element(
+        e, [&]<class T>(std::type_identity<T>) { return probe_of<T>(op, type); }, [] { return std::uint32_t{0}; });
 }
 
 } // namespace
@@ -312,25 +281,19 @@ local_check check_arguments(MPI_Datatype type, MPI_Op op, std::int64_t count)
     local_check c;
     c.type = element_of(type);
     c.op = operation_of(op);
-    auto bad = [&c](int cls, const char* why) {
-        if (c.error_class == MPI_SUCCESS) {
-            c.error_class = cls;
-            c.message = why;
-        }
-    };
     if (c.type == element::none) {
-        bad(MPI_ERR_TYPE, "treefold: unsupported datatype (MPI_DOUBLE, MPI_FLOAT, MPI_INT32_T, MPI_INT64_T, "
-                          "MPI_C_DOUBLE_COMPLEX or a Fortran equivalent)");
+        c.bad(MPI_ERR_TYPE, "treefold: unsupported datatype (MPI_DOUBLE, MPI_FLOAT, MPI_INT32_T, MPI_INT64_T, "
+                            "MPI_C_DOUBLE_COMPLEX or a Fortran equivalent)");
     }
     if (c.op == operation::none) {
-        bad(MPI_ERR_OP, "treefold: unsupported operation (MPI_SUM, MPI_PROD, MPI_MIN, MPI_MAX or a "
-                        "user-created MPI_Op)");
+        c.bad(MPI_ERR_OP, "treefold: unsupported operation (MPI_SUM, MPI_PROD, MPI_MIN, MPI_MAX or a "
+                          "user-created MPI_Op)");
     }
     if (c.type == element::c64 && (c.op == operation::min || c.op == operation::max)) {
-        bad(MPI_ERR_OP, "treefold: MPI_MIN and MPI_MAX are not defined for complex numbers");
+        c.bad(MPI_ERR_OP, "treefold: MPI_MIN and MPI_MAX are not defined for complex numbers");
     }
     if (count < 0) {
-        bad(MPI_ERR_COUNT, "treefold: negative count");
+        c.bad(MPI_ERR_COUNT, "treefold: negative count");
     }
     if (c.error_class == MPI_SUCCESS && c.op == operation::user) {
         c.probe = probe_of(c.type, op, type);
@@ -345,17 +308,13 @@ std::unique_ptr<context> make_any_context(const boost::mpi::communicator& comm, 
         throw api_error(MPI_ERR_COUNT, "treefold: N = 0 values in total under a user-created MPI_Op: there is no "
                                        "result (no identity is invented)");
     }
-    switch (args.type) {
-#define TREEFOLD_CAPI_CASE(e, T)                                                                     \
-    case element::e:                                                                                 \
-        return width == 0 ? make_context<T>(comm, std::move(layout), args.op, op, type)              \
-                          : make_row_context<T>(comm, std::move(layout), width, args.op, op, type);
-        TREEFOLD_CAPI_ELEMENTS(TREEFOLD_CAPI_CASE)
-#undef TREEFOLD_CAPI_CASE
-    case element::none:
-        break;
-    }
-    throw std::logic_error("treefold: no element type (internal error)");
+    return with_element(
+        args.type,
+        [&]<class T>(std::type_identity<T>) {
+            return width == 0 ? make_context<T>(comm, std::move(layout), args.op, op, type)
+                              : make_row_context<T>(comm, std::move(layout), width, args.op, op, type);
+        },
+        []() -> std::unique_ptr<context> { throw std::logic_error("treefold: no element type (internal error)"); });
 }
 
 namespace {
@@ -373,24 +332,19 @@ int create(MPI_Comm comm, const std::int64_t* start, std::int64_t count, MPI_Dat
     try {
         const boost::mpi::communicator c(comm, boost::mpi::comm_attach);
         local_check mine = check_arguments(type, op, count);
-        if (start != nullptr && *start < 0 && mine.error_class == MPI_SUCCESS) {
-            mine.error_class = MPI_ERR_ARG;
-            mine.message = "treefold: negative global start";
+        if (start != nullptr && *start < 0) {
+            mine.bad(MPI_ERR_ARG, "treefold: negative global start");
         }
-        if (out == nullptr && mine.error_class == MPI_SUCCESS) {
-            mine.error_class = MPI_ERR_ARG;
-            mine.message = "treefold: the context pointer is NULL";
+        if (out == nullptr) {
+            mine.bad(MPI_ERR_ARG, "treefold: the context pointer is NULL");
         }
         const context_options options = read_options(info, mine);
-        if (width < 0 && mine.error_class == MPI_SUCCESS) {
-            mine.error_class = MPI_ERR_COUNT;
-            mine.message = "treefold: the row width k must be positive";
+        if (width < 0) {
+            mine.bad(MPI_ERR_COUNT, "treefold: the row width k must be positive");
         }
-        if (width != 0 && (options.threads > 1 || !options.exchange.empty() || options.kernel != kernel_choice::best) &&
-            mine.error_class == MPI_SUCCESS) {
-            mine.error_class = MPI_ERR_INFO_VALUE;
-            mine.message = "treefold: an element-wise context takes no exchange, threads or kernel option (it runs "
-                           "the direct exchange on one thread with its row kernel)";
+        if (width != 0 && (options.threads > 1 || !options.exchange.empty() || options.kernel != kernel_choice::best)) {
+            mine.bad(MPI_ERR_INFO_VALUE, "treefold: an element-wise context takes no exchange, threads or kernel "
+                                         "option (it runs the direct exchange on one thread with its row kernel)");
         }
         const agreed_arguments args = agree(net::private_communicator(c), mine);
         const auto n = static_cast<std::uint64_t>(count);
@@ -410,9 +364,8 @@ int create(MPI_Comm comm, const std::int64_t* start, std::int64_t count, MPI_Dat
             try {
                 ctx->impl->set_threads(options.threads);
             } catch (const std::exception& e) {
-                started.error_class = MPI_ERR_NO_MEM;
-                started.message = std::string("treefold: this rank could not start ") + std::to_string(options.threads) +
-                                  " threads (" + e.what() + ")";
+                started.bad(MPI_ERR_NO_MEM, std::string("treefold: this rank could not start ") +
+                                                std::to_string(options.threads) + " threads (" + e.what() + ")");
             }
         }
         (void)agree(net::private_communicator(c), started);
@@ -473,9 +426,8 @@ int one_call_allreduce(const void* sendbuf, void* recvbuf, std::int64_t count, M
             }
         }
         local_check mine = check_arguments(type, op, count);
-        if (bad_buffers != nullptr && mine.error_class == MPI_SUCCESS) {
-            mine.error_class = MPI_ERR_BUFFER;
-            mine.message = bad_buffers;
+        if (bad_buffers != nullptr) {
+            mine.bad(MPI_ERR_BUFFER, bad_buffers);
         }
         // Planning: one small all-gather of (error, type, op) on treefold's private
         // communicator, so a bad argument anywhere is an error everywhere instead of a hang,
@@ -509,21 +461,15 @@ int one_call_reduce(const void* sendbuf, void* recvbuf, std::int64_t count, MPI_
             sendbuf = recvbuf;
         }
         local_check mine = check_arguments(type, op, count);
-        auto bad = [&mine](int cls, std::string why) {
-            if (mine.error_class == MPI_SUCCESS) {
-                mine.error_class = cls;
-                mine.message = std::move(why);
-            }
-        };
         if (root < 0 || root >= c.size()) {
-            bad(MPI_ERR_ROOT, "treefold: reduce root " + std::to_string(root) +
-                                  " is not a rank of a communicator of size " + std::to_string(c.size()));
+            mine.bad(MPI_ERR_ROOT, "treefold: reduce root " + std::to_string(root) +
+                                       " is not a rank of a communicator of size " + std::to_string(c.size()));
         } else if (sendbuf == MPI_IN_PLACE) {
-            bad(MPI_ERR_BUFFER, "treefold: MPI_IN_PLACE off the root");
+            mine.bad(MPI_ERR_BUFFER, "treefold: MPI_IN_PLACE off the root");
         } else if (sendbuf == nullptr && count > 0) {
-            bad(MPI_ERR_BUFFER, "treefold: NULL sendbuf with a positive count");
+            mine.bad(MPI_ERR_BUFFER, "treefold: NULL sendbuf with a positive count");
         } else if (recvbuf == nullptr && on_root) {
-            bad(MPI_ERR_BUFFER, "treefold: NULL recvbuf on the root");
+            mine.bad(MPI_ERR_BUFFER, "treefold: NULL recvbuf on the root");
         }
         const agreed_arguments args = agree(net::private_communicator(c), mine);
         const auto ctx =

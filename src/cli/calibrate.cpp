@@ -27,12 +27,14 @@ int run_calibrate(const std::vector<std::string>& args, int& argc, char**& argv)
     std::string out;
     unsigned lo = 1;
     unsigned hi = 24;
-    try {
+    bool help = false;
+    const int parsed = bad_input_once(world.rank(), "calibrate", [&] {
         po::options_description desc("treefold calibrate options");
         desc.add_options()("out", po::value(&out), "file to write (rank 0)")(
             "min-level", po::value(&lo)->default_value(lo), "smallest ceil(log2 N)")(
             "max-level", po::value(&hi)->default_value(hi), "largest ceil(log2 N)")("help,h", "this help");
         if (help_requested(args)) {
+            help = true;
             if (world.rank() == 0) {
                 print_help("calibrate", desc);
             }
@@ -47,16 +49,10 @@ int run_calibrate(const std::vector<std::string>& args, int& argc, char**& argv)
         if (lo < 1 || lo > hi || hi > 40) {
             throw usage_error("need 1 <= --min-level <= --max-level <= 40");
         }
-    } catch (const usage_error& e) {
-        if (world.rank() == 0) {
-            std::fprintf(stderr, "treefold calibrate: %s\n", e.what());
-        }
-        return exit_bad_input;
-    } catch (const po::error& e) {
-        if (world.rank() == 0) {
-            std::fprintf(stderr, "treefold calibrate: %s (see: treefold --help)\n", e.what());
-        }
-        return exit_bad_input;
+        return 0;
+    });
+    if (parsed != 0 || help) {
+        return parsed;
     }
     // Measure afresh: neither a forced exchange nor an earlier file may answer.
     unsetenv("TREEFOLD_EXCHANGE");

@@ -4,13 +4,17 @@
 #include "commands.hpp"
 #include "treefold/layout/block_layout.hpp"
 
+#include <boost/program_options/errors.hpp>
 #include <boost/program_options/options_description.hpp>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <iostream>
 #include <sstream>
+#include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace treefold::cli {
@@ -28,13 +32,42 @@ inline std::string without_prefix(std::string msg)
 /// A library error about the input as a usage error (exit code 2).
 inline usage_error as_usage(const std::exception& e) { return usage_error(without_prefix(e.what())); }
 
+/// f(), with a library error of type E about the input (std::invalid_argument unless named)
+/// thrown as a usage error instead.
+template <class E = std::invalid_argument, class F>
+decltype(auto) usage_on(F&& f)
+{
+    try {
+        return std::forward<F>(f)();
+    } catch (const E& e) {
+        throw as_usage(e);
+    }
+}
+
 /// Parses a distribution name, turning the library's error into a usage error.
 inline layout::distribution parse_distribution(const std::string& s)
 {
+    return usage_on([&] { return layout::distribution::parse(s); });
+}
+
+/// Runs an MPI subcommand's `f` (returning the exit code) on this rank, `rank`. Bad input
+/// (usage_error, program_options::error), which every rank meets alike, is reported once, by
+/// rank 0, and every rank returns exit_bad_input.
+template <class F>
+int bad_input_once(int rank, const char* name, F&& f)
+{
     try {
-        return layout::distribution::parse(s);
-    } catch (const std::invalid_argument& e) {
-        throw as_usage(e);
+        return std::forward<F>(f)();
+    } catch (const usage_error& e) {
+        if (rank == 0) {
+            std::fprintf(stderr, "treefold %s: %s\n", name, e.what());
+        }
+        return exit_bad_input;
+    } catch (const boost::program_options::error& e) {
+        if (rank == 0) {
+            std::fprintf(stderr, "treefold %s: %s (see: treefold --help)\n", name, e.what());
+        }
+        return exit_bad_input;
     }
 }
 

@@ -39,12 +39,8 @@ int print_exchange_schedules(const std::string& exchange, int p, std::uint64_t n
     if (only_rank >= p) {
         throw usage_error("--rank must be below --p");
     }
-    std::vector<plan::rank_schedule> ranks;
-    try {
-        ranks = schedules_of(exchange, layout::block_layout::from_counts(parse_distribution(dist).counts(n, p)));
-    } catch (const std::invalid_argument& e) {
-        throw as_usage(e);
-    }
+    const std::vector<plan::rank_schedule> ranks = usage_on(
+        [&] { return schedules_of(exchange, layout::block_layout::from_counts(parse_distribution(dist).counts(n, p))); });
     for (const auto& s : ranks) {
         if (only_rank < 0 || s.rank == only_rank) {
             std::fputs(s.to_string().c_str(), stdout);
@@ -112,21 +108,16 @@ int run_schedule(const std::vector<std::string>& args, int& /*argc*/, char**& /*
         if (vm.count("alpha-p") != 0 || vm.count("alpha-r") != 0 || vm.count("beta") != 0) {
             throw usage_error("give either --constants or --alpha-p/--alpha-r/--beta, not both");
         }
-        try {
-            sized = constants == "-" ? model::read_size_constants(std::cin, "standard input")
-                                       : model::read_size_constants(constants);
-        } catch (const std::exception& e) {
-            throw as_usage(e); // a missing or malformed file is bad input
-        }
+        // A missing or malformed file is bad input.
+        sized = usage_on<std::exception>([&] {
+            return constants == "-" ? model::read_size_constants(std::cin, "standard input")
+                                    : model::read_size_constants(constants);
+        });
     }
     require_cost(m.alpha_p, "--alpha-p");
     require_cost(m.alpha_r, "--alpha-r");
     require_cost(sized.beta, "--beta");
-    try {
-        sized.check();
-    } catch (const std::invalid_argument& e) {
-        throw as_usage(e);
-    }
+    usage_on([&] { sized.check(); });
     require_cost(noise.mean, "--noise");
     if (receives != "free" && receives != "conflicts") {
         throw usage_error("--receives must be 'free' or 'conflicts'");
@@ -154,13 +145,11 @@ int run_schedule(const std::vector<std::string>& args, int& /*argc*/, char**& /*
         {"best thesis space", model::best(p, m, model::search_space::thesis())},
     };
     for (const auto& text : extra) {
-        try {
+        usage_on([&] {
             topology::schedule s = topology::schedule::parse(text);
             s.check(p);
             rows.emplace_back("given", std::move(s));
-        } catch (const std::invalid_argument& e) {
-            throw as_usage(e);
-        }
+        });
     }
     const double c = m.ratio();
     std::printf("p = %d, alpha_p = %g us, alpha_r = %g us (alpha_p/alpha_r = %g)\n", p, m.alpha_p, m.alpha_r, c);

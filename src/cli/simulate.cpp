@@ -33,7 +33,7 @@ namespace {
 std::unique_ptr<model::network> network_of(const std::string& name, const model::params& pipe, const model::loggp& lg,
                                            const model::size_params& sized)
 {
-    try {
+    return usage_on([&]() -> std::unique_ptr<model::network> {
         if (name == "pipelining") {
             return std::make_unique<model::pipelining_network>(pipe);
         }
@@ -43,10 +43,9 @@ std::unique_ptr<model::network> network_of(const std::string& name, const model:
         if (name == "size") {
             return std::make_unique<model::size_aware_network>(sized);
         }
-    } catch (const std::invalid_argument& e) {
-        throw as_usage(e);
-    }
-    throw usage_error("--model must be pipelining, loggp or size, not '" + name + "'");
+        // A usage_error is no std::invalid_argument: usage_on lets it through.
+        throw usage_error("--model must be pipelining, loggp or size, not '" + name + "'");
+    });
 }
 
 /// A file name from a label: letters, digits, '-' and '_' kept, the rest '_'.
@@ -136,27 +135,16 @@ int run_simulate(const std::vector<std::string>& args, int& /*argc*/, char**& /*
         exchanges.assign(every.begin(), every.end());
     }
     const std::uint64_t values = n == 0 ? static_cast<std::uint64_t>(p) : n;
-    layout::block_layout l;
-    try {
-        l = layout::block_layout::from_counts(parse_distribution(dist).counts(values, p));
-    } catch (const std::invalid_argument& e) {
-        throw as_usage(e);
-    }
+    const auto l = usage_on([&] { return layout::block_layout::from_counts(parse_distribution(dist).counts(values, p)); });
     std::vector<std::pair<std::string, model::task_graph>> runs;
     for (const auto& e : exchanges) {
-        try {
-            runs.emplace_back(e, model::exchange_graph(schedules_of(e, l), work));
-        } catch (const std::invalid_argument& err) {
-            throw as_usage(err);
-        }
+        usage_on([&] { runs.emplace_back(e, model::exchange_graph(schedules_of(e, l), work)); });
     }
     for (const auto& text : schedules) {
-        try {
+        usage_on([&] {
             const auto s = topology::schedule::parse(text);
             runs.emplace_back("schedule " + s.to_string(), model::schedule_graph(s, p, model::scalar_partials(work.value_bytes), work));
-        } catch (const std::invalid_argument& err) {
-            throw as_usage(err);
-        }
+        });
     }
     if (!svg_dir.empty()) {
         std::filesystem::create_directories(svg_dir);

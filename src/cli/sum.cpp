@@ -15,9 +15,9 @@
 #include <boost/program_options.hpp>
 
 #include <algorithm>
+#include <bit>
 #include <cinttypes>
 #include <cstdio>
-#include <cstring>
 #include <iostream>
 #include <numeric>
 #include <optional>
@@ -40,13 +40,6 @@ using sum_exchanges = treefold::all_exchanges;
 #else
 using sum_exchanges = exchange::core_exchanges;
 #endif
-
-std::uint64_t bits(double v)
-{
-    std::uint64_t b = 0;
-    std::memcpy(&b, &v, sizeof b);
-    return b;
-}
 
 struct sum_options {
     std::optional<std::string> file;
@@ -85,11 +78,7 @@ sum_options parse_sum(const std::vector<std::string>& args)
         o.file = vm["file"].as<std::string>();
     }
     o.dist = parse_distribution(dist);
-    try {
-        exchange::visit_by_name<sum_exchanges>(o.exchange, [](auto) {});
-    } catch (const std::invalid_argument& e) {
-        throw as_usage(e);
-    }
+    usage_on([&] { exchange::visit_by_name<sum_exchanges>(o.exchange, [](auto) {}); });
     if (o.repeat < 1) {
         throw usage_error("--repeat must be at least 1");
     }
@@ -97,24 +86,20 @@ sum_options parse_sum(const std::vector<std::string>& args)
 }
 
 /// Rank 0 reads the file and scatters the blocks (collective::read_on_root, collective::scatter_blocks);
-/// a read error stops every rank with the same message.
-std::vector<double> load_blocks(const mpi::communicator& world, const sum_options& o, const layout::distribution& dist,
-                                std::uint64_t& n_out, std::vector<double>& all_on_root)
+/// a read error stops every rank with the same message. `n_out` and `l` get N and its layout.
+std::vector<double> load_blocks(const mpi::communicator& world, const sum_options& o, std::uint64_t& n_out,
+                                layout::block_layout& l, std::vector<double>& all_on_root)
 {
     std::uint64_t n = default_n;
     if (o.file) {
-        try {
-            n = collective::read_on_root(world, *o.file, all_on_root);
-        } catch (const io::file_error& e) {
-            throw as_usage(e);
-        }
+        n = usage_on<io::file_error>([&] { return collective::read_on_root(world, *o.file, all_on_root); });
         if (n == 0) {
             throw usage_error("'" + *o.file + "' holds no values (N = 0): there is nothing to sum");
         }
     }
     n_out = n;
-    const auto counts = dist.counts(n, world.size());
-    const auto l = layout::block_layout::from_counts(counts);
+    const auto counts = o.dist.counts(n, world.size());
+    l = layout::block_layout::from_counts(counts);
     if (!o.file) {
         if (world.rank() == 0) {
             all_on_root = io::synthetic_values(io::synthetic_kind::loglik, 0, n);
@@ -129,18 +114,12 @@ template <class Exchange>
 int run_sum_with(const mpi::communicator& world, const sum_options& o)
 {
     std::uint64_t n = 0;
+    layout::block_layout l;
     std::vector<double> all_on_root;
-    const auto local = load_blocks(world, o, o.dist, n, all_on_root);
-    const auto l = layout::block_layout::from_counts(o.dist.counts(n, world.size()));
+    const auto local = load_blocks(world, o, n, l, all_on_root);
     // The environment is input too: a bad TREEFOLD_EXCHANGE or TREEFOLD_CALIBRATION makes
     // every rank throw std::invalid_argument here (exchange::automatic).
-    std::optional<reducer<double, std::plus<double>, kernel::best, Exchange>> made;
-    try {
-        made.emplace(world, l);
-    } catch (const std::invalid_argument& e) {
-        throw as_usage(e);
-    }
-    auto& sum = *made;
+    auto sum = usage_on([&] { return reducer<double, std::plus<double>, kernel::best, Exchange>(world, l); });
 
     std::vector<double> times;
     double total = 0.0;
@@ -176,11 +155,11 @@ int run_sum_with(const mpi::communicator& world, const sum_options& o)
             std::printf("exchange         : %s -> %s\n", Exchange::name, used.c_str());
         }
         std::printf("tree sum         : %.17g\n", total);
-        std::printf("tree sum bits    : %016" PRIX64 "\n", bits(total));
+        std::printf("tree sum bits    : %016" PRIX64 "\n", std::bit_cast<std::uint64_t>(total));
         std::printf("plain sum        : %.17g  (left to right on one rank)\n", plain);
-        std::printf("plain sum bits   : %016" PRIX64 "\n", bits(plain));
+        std::printf("plain sum bits   : %016" PRIX64 "\n", std::bit_cast<std::uint64_t>(plain));
         std::printf("mpi allreduce    : %.17g  (local sums + MPI_Allreduce; may change with p)\n", mpi_sum);
-        std::printf("mpi allreduce bits: %016" PRIX64 "\n", bits(mpi_sum));
+        std::printf("mpi allreduce bits: %016" PRIX64 "\n", std::bit_cast<std::uint64_t>(mpi_sum));
         std::printf("median time      : %.3f us over %d call(s), max over ranks\n", median * 1e6, o.repeat);
         std::printf("messages per call: %" PRIu64 " (%" PRIu64 " bytes), all ranks\n", messages, bytes);
     }
@@ -193,24 +172,14 @@ int run_sum(const std::vector<std::string>& args, int& argc, char**& argv)
 {
     mpi::environment env(argc, argv);
     mpi::communicator world;
-    try {
+    return bad_input_once(world.rank(), "sum", [&] {
         const sum_options o = parse_sum(args);
         if (o.help) {
             return 0;
         }
         return exchange::visit_by_name<sum_exchanges>(o.exchange,
                                        [&](auto type) { return run_sum_with<typename decltype(type)::type>(world, o); });
-    } catch (const usage_error& e) {
-        if (world.rank() == 0) {
-            std::fprintf(stderr, "treefold sum: %s\n", e.what());
-        }
-        return exit_bad_input;
-    } catch (const po::error& e) {
-        if (world.rank() == 0) {
-            std::fprintf(stderr, "treefold sum: %s (see: treefold --help)\n", e.what());
-        }
-        return exit_bad_input;
-    }
+    });
 }
 
 } // namespace treefold::cli

@@ -320,15 +320,12 @@ contains
     type(MPI_Comm), intent(in) :: comm
     integer, intent(out), optional :: ierr
     character(len=:), allocatable :: why
-    if (size(x) == size(y)) then
-      call finish(c_dot(x, y, size(x, kind=int64), size(y, kind=int64), result, comm%MPI_VAL), ierr)
-      return
-    end if
-    why = 'treefold: treefold_dot: x and y differ in size ('//decimal(size(x, kind=int64))//' and '// &
-          decimal(size(y, kind=int64))//' values)'
+    why = ''
+    if (size(x) /= size(y)) why = 'treefold: treefold_dot: x and y differ in size ('//decimal(size(x, kind=int64))// &
+                                  ' and '//decimal(size(y, kind=int64))//' values)'
     ! C reads sizes that differ as a NULL second array, an error on every rank when the first
     ! holds values: the larger one goes first.
-    if (size(x) > size(y)) then
+    if (size(x) >= size(y)) then
       call finish(c_dot(x, y, size(x, kind=int64), size(y, kind=int64), result, comm%MPI_VAL), ierr, why)
     else
       call finish(c_dot(y, x, size(y, kind=int64), size(x, kind=int64), result, comm%MPI_VAL), ierr, why)
@@ -690,12 +687,9 @@ contains
     type(treefold_request), intent(inout) :: request
     integer, intent(out), optional :: ierr
     character(len=:), allocatable :: why
-    call move_alloc(request%why, why) ! (reported once: the request then holds none)
-    if (allocated(why)) then
-      call finish(c_wait(request%handle), ierr, why)
-    else
-      call finish(c_wait(request%handle), ierr)
-    end if
+    why = '' ! (finish takes '' as no reason)
+    if (allocated(request%why)) call move_alloc(request%why, why) ! (reported once: the request then holds none)
+    call finish(c_wait(request%handle), ierr, why)
   end subroutine treefold_wait
 
   !> flag = .true. and as treefold_wait once the call has completed (or request holds none);
@@ -705,15 +699,13 @@ contains
     logical, intent(out) :: flag
     integer, intent(out), optional :: ierr
     integer(c_int) :: done, rc
+    character(len=:), allocatable :: why
     done = 0
     rc = c_test(request%handle, done)
     flag = done /= 0
-    if (flag .and. allocated(request%why)) then
-      call finish(rc, ierr, request%why)
-      deallocate (request%why)
-    else
-      call finish(rc, ierr)
-    end if
+    why = '' ! (finish takes '' as no reason)
+    if (flag .and. allocated(request%why)) call move_alloc(request%why, why) ! (as treefold_wait)
+    call finish(rc, ierr, why)
   end subroutine treefold_test
 
   !> The reduction of every rank's values into result on every rank. local holds this rank's

@@ -1,7 +1,6 @@
 #include "treefold/layout/block_layout.hpp"
 
 #include <algorithm>
-#include <numeric>
 #include <sstream>
 #include <stdexcept>
 
@@ -56,7 +55,6 @@ block_layout block_layout::from_blocks(std::vector<block> blocks)
         expected = b.end();
     }
     l.n_ = expected;
-    l.nonempty_ = static_cast<int>(nonempty.size());
     l.order_ = nonempty;
     for (int r = 0; r < p; ++r) {
         if (blocks[static_cast<std::size_t>(r)].count == 0) {

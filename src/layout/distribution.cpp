@@ -114,13 +114,13 @@ std::string distribution::name() const
 distribution distribution::parse(std::string_view text)
 {
     distribution d;
-    if (text == "even-lower") {
-        d.which = kind::even_lower;
-    } else if (text == "even-upper") {
-        d.which = kind::even_upper;
-    } else if (text == "power-of-two") {
-        d.which = kind::power_of_two;
-    } else if (text.starts_with("aligned:")) {
+    for (const kind k : {kind::even_lower, kind::even_upper, kind::power_of_two}) { // name() spells these
+        d.which = k;
+        if (text == d.name()) {
+            return d;
+        }
+    }
+    if (text.starts_with("aligned:")) {
         d.which = kind::aligned;
         const std::string number(text.substr(8));
         std::size_t used = 0;

@@ -6,6 +6,18 @@
 
 namespace treefold::net {
 
+namespace {
+
+/// Thrown when `source` sent a message of a call this rank has not reached.
+[[noreturn]] void later_call_from(int source)
+{
+    throw std::logic_error("treefold: rank " + std::to_string(source) +
+                           " sent a message of a later call: the ranks disagree about the calls "
+                           "(a root or a call that differs between ranks)");
+}
+
+} // namespace
+
 failure codec_failure(const boost::mpi::communicator& comm)
 {
     codec_error() = std::current_exception();
@@ -19,9 +31,7 @@ bool skip_other_call(const boost::mpi::communicator& comm, int source, const boo
         return false;
     }
     if (order > 0) {
-        throw std::logic_error("treefold: rank " + std::to_string(source) +
-                               " sent a message of a later call: the ranks disagree about the calls "
-                               "(a root or a call that differs between ranks)");
+        later_call_from(source);
     }
     std::vector<char> stale(static_cast<std::size_t>(*st.template count<char>()) + 1);
     comm.recv(source, st.tag(), stale.data(), static_cast<int>(stale.size() - 1));
@@ -82,9 +92,7 @@ maybe_failure posted_receive::wait(std::size_t& bytes)
             break;
         }
         if (order > 0) {
-            throw std::logic_error("treefold: rank " + std::to_string(source_) +
-                                   " sent a message of a later call: the ranks disagree about the calls "
-                                   "(a root or a call that differs between ranks)");
+            later_call_from(source_);
         }
         repost(); // an earlier call's leftover took the receive
     }

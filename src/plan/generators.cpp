@@ -10,9 +10,11 @@
 
 #include <algorithm>
 #include <map>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace treefold::plan {
 
@@ -26,6 +28,21 @@ int position_of(const layout::block_layout& layout, int rank)
     const auto order = layout.index_order();
     return static_cast<int>(std::find(order.begin(), order.end(), rank) - order.begin());
 }
+
+/// The positions (the ranks in index order) of a layout of n elements.
+struct positions {
+    std::span<const int> order;              // layout.index_order()
+    std::vector<index_tree::index_t> starts; // layout::position_starts(layout)
+    index_tree::index_t n;
+
+    /// The rank at position q.
+    int rank_at(int q) const { return order[static_cast<std::size_t>(q)]; }
+    /// The maximal nodes of positions [lo, hi).
+    std::vector<node> range(int lo, int hi) const
+    {
+        return index_tree::maximal_nodes(starts[static_cast<std::size_t>(lo)], starts[static_cast<std::size_t>(hi)], n);
+    }
+};
 
 rank_schedule header(const layout::block_layout& layout, int rank, std::string exchange)
 {
@@ -161,14 +178,9 @@ rank_schedule tree(const layout::block_layout& layout, int rank, const shape_fun
 {
     rank_schedule s = header(layout, rank, shape.name);
     const int p = layout.ranks();
-    const auto order = layout.index_order();
-    const auto starts = layout::position_starts(layout);
+    const positions at{layout.index_order(), layout::position_starts(layout), s.n};
     const int position = position_of(layout, rank);
-    auto rank_at = [&](int q) { return order[static_cast<std::size_t>(q)]; };
-    auto range = [&](int lo, int hi) {
-        return index_tree::maximal_nodes(starts[static_cast<std::size_t>(lo)], starts[static_cast<std::size_t>(hi)], s.n);
-    };
-    s.finisher = rank_at(shape.root(p));
+    s.finisher = at.rank_at(shape.root(p));
     s.result = mpi_broadcast ? result_at::finisher_mpi : result_at::finisher;
     detail::builder b(s);
     const std::vector<topology::tree_child> children = shape.children(position, p);
@@ -177,7 +189,7 @@ rank_schedule tree(const layout::block_layout& layout, int rank, const shape_fun
     int lo = position;
     int hi = position + 1;
     for (const topology::tree_child& c : children) {
-        from.push_back(b.receive(rank_at(c.position), range(c.subtree_begin, c.subtree_end)));
+        from.push_back(b.receive(at.rank_at(c.position), at.range(c.subtree_begin, c.subtree_end)));
         b.step(op::post, from.back());
         lo = std::min(lo, c.subtree_begin);
         hi = std::max(hi, c.subtree_end);
@@ -200,7 +212,7 @@ rank_schedule tree(const layout::block_layout& layout, int rank, const shape_fun
     }
     const int parent = shape.parent(position, p);
     if (parent >= 0) {
-        b.step(op::send, b.send(rank_at(parent), range(lo, hi)));
+        b.step(op::send, b.send(at.rank_at(parent), at.range(lo, hi)));
     }
     b.step(op::wait_sends);
     b.finish();
@@ -214,23 +226,18 @@ rank_schedule allreduce(const layout::block_layout& layout, int rank, const topo
     sched.check(p);
     s.parameters = sched.to_string();
     s.result = result_at::everywhere;
-    const auto order = layout.index_order();
-    const auto starts = layout::position_starts(layout);
-    auto rank_at = [&](int q) { return order[static_cast<std::size_t>(q)]; };
-    auto range = [&](int lo, int hi) {
-        return index_tree::maximal_nodes(starts[static_cast<std::size_t>(lo)], starts[static_cast<std::size_t>(hi)], s.n);
-    };
+    const positions at{layout.index_order(), layout::position_starts(layout), s.n};
     detail::builder b(s);
     for (std::size_t k = 0; k < s.local.size(); ++k) {
         b.step(op::local, static_cast<std::uint32_t>(k));
     }
     for (const topology::round_plan& round : topology::rounds_of(sched, p, position_of(layout, rank))) {
         for (const int q : round.to) {
-            b.step(op::send, b.send(rank_at(q), range(round.lo, round.hi)));
+            b.step(op::send, b.send(at.rank_at(q), at.range(round.lo, round.hi)));
         }
         std::vector<std::uint32_t> from;
         for (const auto& src : round.from) {
-            from.push_back(b.receive(rank_at(src.position), range(src.lo, src.hi)));
+            from.push_back(b.receive(at.rank_at(src.position), at.range(src.lo, src.hi)));
             b.step(op::post, from.back());
         }
         if (!from.empty()) {

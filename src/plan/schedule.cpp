@@ -6,6 +6,7 @@
 #include "treefold/index_tree/node.hpp"
 
 #include <algorithm>
+#include <array>
 #include <deque>
 #include <map>
 #include <sstream>
@@ -15,23 +16,11 @@ namespace treefold::plan {
 
 const char* op_name(op o)
 {
-    switch (o) {
-    case op::local: return "local";
-    case op::compute: return "compute";
-    case op::push_local: return "push_local";
-    case op::post: return "post";
-    case op::take: return "take";
-    case op::receive: return "receive";
-    case op::push_in: return "push_in";
-    case op::send: return "send";
-    case op::pop_out: return "pop_out";
-    case op::flush: return "flush";
-    case op::hold: return "hold";
-    case op::push_held: return "push_held";
-    case op::drop: return "drop";
-    case op::wait_sends: return "wait_sends";
-    }
-    return "?";
+    static constexpr std::array names{"local", "compute", "push_local", "post",  "take",      "receive", "push_in",
+                                      "send",  "pop_out", "flush",      "hold",  "push_held", "drop",    "wait_sends"};
+    static_assert(names.size() == static_cast<std::size_t>(op::wait_sends) + 1, "one name per op, in enum order");
+    const auto i = static_cast<std::size_t>(o);
+    return i < names.size() ? names[i] : "?";
 }
 
 std::uint64_t rank_schedule::values_sent() const
@@ -172,14 +161,12 @@ verdict verify(std::span<const rank_schedule> ranks)
         x.out.resize(s.sends.size());
         x.received.assign(s.receives.size(), false);
         x.sent.assign(s.sends.size(), false);
-        for (const message& m : s.sends) {
-            if (m.peer < 0 || m.peer >= p || m.peer == r) {
-                return fail("rank " + std::to_string(r) + " sends to rank " + std::to_string(m.peer));
-            }
-        }
-        for (const message& m : s.receives) {
-            if (m.peer < 0 || m.peer >= p || m.peer == r) {
-                return fail("rank " + std::to_string(r) + " receives from rank " + std::to_string(m.peer));
+        for (const auto& [messages, verb] :
+             {std::pair{&s.sends, " sends to rank "}, std::pair{&s.receives, " receives from rank "}}) {
+            for (const message& m : *messages) {
+                if (m.peer < 0 || m.peer >= p || m.peer == r) {
+                    return fail("rank " + std::to_string(r) + verb + std::to_string(m.peer));
+                }
             }
         }
     }
@@ -194,9 +181,6 @@ verdict verify(std::span<const rank_schedule> ranks)
                    " does not follow the stack's range (not in index order)";
         }
         return {};
-    };
-    auto deliver = [&](runner& x, const message& m, const std::vector<index_tree::node>& nodes) {
-        wire[{x.s->rank, m.peer}].push_back(nodes);
     };
     bool progress = true;
     std::size_t done = 0;
@@ -261,16 +245,21 @@ verdict verify(std::span<const rank_schedule> ranks)
                     }
                     error = push(x, s.nodes[k]);
                     break;
-                case op::send: {
+                case op::send:
+                case op::flush: { // send: the stack's nodes; flush: those popped into the message
+                    const bool flush = st.what == op::flush;
                     if (k >= s.sends.size() || x.sent[k]) {
-                        return fail(at(x) + ": sends a message twice or one that does not exist");
+                        return fail(at(x) + (flush ? ": flushes" : ": sends") +
+                                    " a message twice or one that does not exist");
                     }
+                    const std::vector<index_tree::node>& sent = flush ? x.out[k] : x.stack;
                     const auto sn = s.nodes_of(s.sends[k]);
-                    if (x.stack != std::vector<index_tree::node>(sn.begin(), sn.end())) {
-                        return fail(at(x) + ": the stack is not the message's nodes");
+                    if (sent != std::vector<index_tree::node>(sn.begin(), sn.end())) {
+                        return fail(at(x) + (flush ? ": the nodes popped are not the message's"
+                                                   : ": the stack is not the message's nodes"));
                     }
                     x.sent[k] = true;
-                    deliver(x, s.sends[k], x.stack);
+                    wire[{s.rank, s.sends[k].peer}].push_back(sent);
                     break;
                 }
                 case op::pop_out: {
@@ -279,18 +268,6 @@ verdict verify(std::span<const rank_schedule> ranks)
                     }
                     x.out[k].push_back(x.stack.back());
                     x.stack.pop_back();
-                    break;
-                }
-                case op::flush: {
-                    if (k >= s.sends.size() || x.sent[k]) {
-                        return fail(at(x) + ": flushes a message twice or one that does not exist");
-                    }
-                    const auto sn = s.nodes_of(s.sends[k]);
-                    if (x.out[k] != std::vector<index_tree::node>(sn.begin(), sn.end())) {
-                        return fail(at(x) + ": the nodes popped are not the message's");
-                    }
-                    x.sent[k] = true;
-                    deliver(x, s.sends[k], x.out[k]);
                     break;
                 }
                 case op::hold:

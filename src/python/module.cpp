@@ -57,20 +57,16 @@ MPI_Datatype datatype_of(const py::dtype& dt)
     }
     const char kind = dt.kind();
     const auto bytes = dt.itemsize();
-    if (kind == 'f' && bytes == 8) {
-        return MPI_DOUBLE;
-    }
-    if (kind == 'f' && bytes == 4) {
-        return MPI_FLOAT;
-    }
-    if (kind == 'i' && bytes == 4) {
-        return MPI_INT32_T;
-    }
-    if (kind == 'i' && bytes == 8) {
-        return MPI_INT64_T;
-    }
-    if (kind == 'c' && bytes == 16) {
-        return MPI_C_DOUBLE_COMPLEX;
+    const struct {
+        char kind;
+        py::ssize_t bytes;
+        MPI_Datatype type;
+    } types[] = {{'f', 8, MPI_DOUBLE}, {'f', 4, MPI_FLOAT}, {'i', 4, MPI_INT32_T}, {'i', 8, MPI_INT64_T},
+                 {'c', 16, MPI_C_DOUBLE_COMPLEX}};
+    for (const auto& t : types) {
+        if (kind == t.kind && bytes == t.bytes) {
+            return t.type;
+        }
     }
     return MPI_DATATYPE_NULL;
 }
@@ -80,17 +76,12 @@ bool is_object(const py::dtype& dt) { return dt.kind() == 'O'; }
 /// MPI_SUM etc. for "sum", "prod", "min", "max" (MPI_OP_NULL otherwise: MPI_ERR_OP everywhere).
 MPI_Op op_of(const std::string& name)
 {
-    if (name == "sum") {
-        return MPI_SUM;
-    }
-    if (name == "prod") {
-        return MPI_PROD;
-    }
-    if (name == "min") {
-        return MPI_MIN;
-    }
-    if (name == "max") {
-        return MPI_MAX;
+    const std::pair<const char*, MPI_Op> ops[] = {
+        {"sum", MPI_SUM}, {"prod", MPI_PROD}, {"min", MPI_MIN}, {"max", MPI_MAX}};
+    for (const auto& [text, op] : ops) {
+        if (name == text) {
+            return op;
+        }
     }
     return MPI_OP_NULL;
 }
@@ -147,6 +138,20 @@ struct local_error {
     std::string message;
     explicit operator bool() const { return error_class != MPI_SUCCESS; }
 };
+
+/// Runs `call`; where it throws and this rank has its own `error`, raises that instead.
+template <class F>
+auto raising_own_error(const local_error& error, F&& call)
+{
+    try {
+        return call();
+    } catch (...) {
+        if (error) {
+            raise(error.error_class, error.message);
+        }
+        throw;
+    }
+}
 
 /// The Python type name of `h`, for messages (never its repr: an array's runs long).
 std::string type_name(const py::handle& h) { return Py_TYPE(h.ptr())->tp_name; }
@@ -250,6 +255,9 @@ struct value {
     BOOST_SERIALIZATION_SPLIT_MEMBER()
 };
 
+/// A reduce's result: its object, or None off the root.
+py::object object_or_none(const std::optional<value>& v) { return v ? v->obj : py::none(); }
+
 /// The callable of the call in flight (the reducer keeps its operator; the callable changes
 /// per call).
 struct callable {
@@ -291,6 +299,17 @@ auto raising_remote_python_errors(F&& call)
     }
 }
 
+/// The C API's agreement (capi::detail::agree) on `comm`'s private communicator, its error
+/// raised as the C API's would be.
+void agree_or_raise(const boost::mpi::communicator& comm, capi::detail::local_check mine)
+{
+    try {
+        capi::detail::agree(net::private_communicator(comm), std::move(mine));
+    } catch (const capi::detail::api_error& e) {
+        raise(e.error_class, e.what());
+    }
+}
+
 /// The agreement every call starts with (the C API's own, on the same communicator), for an
 /// object array: element::none, which no numeric call passes, so mixing object and numeric
 /// arrays across ranks is an error everywhere.
@@ -298,24 +317,16 @@ void agree_object(const boost::mpi::communicator& comm, const py::object& a, con
 {
     capi::detail::local_check mine;
     if (!py::isinstance<py::array>(a)) {
-        mine.error_class = MPI_ERR_TYPE;
-        mine.message = "treefold: the values must be a numpy array (of dtype object), not " + type_name(a);
+        mine.bad(MPI_ERR_TYPE, "treefold: the values must be a numpy array (of dtype object), not " + type_name(a));
     } else if (!is_object(py::reinterpret_borrow<py::array>(a).dtype())) {
-        mine.error_class = MPI_ERR_OP;
-        mine.message = "treefold: a callable op needs an array of dtype object";
+        mine.bad(MPI_ERR_OP, "treefold: a callable op needs an array of dtype object");
     } else if (!PyCallable_Check(op.ptr())) {
-        mine.error_class = MPI_ERR_OP;
-        mine.message = "treefold: object arrays need a callable op";
+        mine.bad(MPI_ERR_OP, "treefold: object arrays need a callable op");
     } else if ((py::reinterpret_borrow<py::array>(a).flags() & py::array::c_style) == 0) {
-        mine.error_class = MPI_ERR_BUFFER;
-        mine.message = "treefold: the array is not contiguous";
+        mine.bad(MPI_ERR_BUFFER, "treefold: the array is not contiguous");
     }
     mine.op = capi::detail::operation::user;
-    try {
-        capi::detail::agree(net::private_communicator(comm), mine);
-    } catch (const capi::detail::api_error& e) {
-        raise(e.error_class, e.what());
-    }
+    agree_or_raise(comm, std::move(mine));
 }
 
 std::vector<value> values_of(const py::array& a)
@@ -328,7 +339,8 @@ std::vector<value> values_of(const py::array& a)
     return xs;
 }
 
-py::object allreduce_objects(MPI_Comm c, const py::object& arg, const py::object& op)
+/// treefold.allreduce (no root) and treefold.reduce of an object array under a callable.
+py::object objects_call(MPI_Comm c, const py::object& arg, const py::object& op, std::optional<int> root)
 {
     const boost::mpi::communicator comm(c, boost::mpi::comm_attach);
     agree_object(comm, arg, op);
@@ -336,7 +348,12 @@ py::object allreduce_objects(MPI_Comm c, const py::object& arg, const py::object
     callable fn;
     *fn.fn = op;
     object_reducer r(comm, layout_from_local_size(comm, static_cast<std::uint64_t>(a.size())), fn);
-    return raising_remote_python_errors([&] { return r.all_reduce(values_of(a)).obj; });
+    return raising_remote_python_errors([&]() -> py::object {
+        if (!root) {
+            return r.all_reduce(values_of(a)).obj;
+        }
+        return object_or_none(r.reduce(values_of(a), *root));
+    });
 }
 
 // ---- Reducer -----------------------------------------------------------------------------
@@ -398,18 +415,7 @@ public:
         if (objects_) {
             return objects_->all ? objects_->all->test() : objects_->rooted->test();
         }
-        if (!done_) {
-            int flag = 0;
-            int rc = MPI_SUCCESS;
-            {
-                py::gil_scoped_release unlocked;
-                rc = treefold_test(&request_, &flag);
-            }
-            if (flag != 0) {
-                done_ = true;
-                rc_ = rc;
-            }
-        }
+        complete(false);
         return done_;
     }
 
@@ -420,15 +426,7 @@ public:
         if (objects_) {
             return wait_objects();
         }
-        if (!done_) {
-            int rc = MPI_SUCCESS;
-            {
-                py::gil_scoped_release unlocked;
-                rc = treefold_wait(&request_);
-            }
-            done_ = true;
-            rc_ = rc;
-        }
+        complete(true);
         if (error_) {
             raise(error_.error_class, error_.message);
         }
@@ -442,26 +440,39 @@ public:
     }
 
 private:
+    /// The C call's completion (treefold_wait, or `block` false treefold_test) unless it is
+    /// done already; its error class is kept in rc_ once it is.
+    void complete(bool block)
+    {
+        if (done_) {
+            return;
+        }
+        int flag = block ? 1 : 0;
+        int rc = MPI_SUCCESS;
+        {
+            py::gil_scoped_release unlocked;
+            rc = block ? treefold_wait(&request_) : treefold_test(&request_, &flag);
+        }
+        if (flag != 0) {
+            done_ = true;
+            rc_ = rc;
+        }
+    }
+
     py::object wait_objects()
     {
         if (done_) {
             throw std::logic_error("treefold: wait() on a Request that was already completed");
         }
         done_ = true;
-        try {
+        return raising_own_error(error_, [&] {
             return raising_remote_python_errors([&]() -> py::object {
                 if (objects_->all) {
                     return objects_->all->wait().obj;
                 }
-                std::optional<value> v = objects_->rooted->wait();
-                return v ? v->obj : py::none();
+                return object_or_none(objects_->rooted->wait());
             });
-        } catch (...) {
-            if (error_) {
-                raise(error_.error_class, error_.message);
-            }
-            throw;
-        }
+        });
     }
 
     py::object owner_;
@@ -522,20 +533,13 @@ public:
             capi::detail::local_check mine;
             mine.op = capi::detail::operation::user;
             if (!PyCallable_Check(op.ptr())) {
-                mine.error_class = MPI_ERR_OP;
-                mine.message = "treefold: object arrays need a callable op";
+                mine.bad(MPI_ERR_OP, "treefold: object arrays need a callable op");
             } else if (k) {
-                mine.error_class = MPI_ERR_ARG;
-                mine.message = "treefold: object Reducers take no row width k";
+                mine.bad(MPI_ERR_ARG, "treefold: object Reducers take no row width k");
             } else if (options.any()) {
-                mine.error_class = MPI_ERR_INFO_VALUE;
-                mine.message = "treefold: object Reducers take no exchange, threads or kernel option";
+                mine.bad(MPI_ERR_INFO_VALUE, "treefold: object Reducers take no exchange, threads or kernel option");
             }
-            try {
-                capi::detail::agree(net::private_communicator(bc), mine);
-            } catch (const capi::detail::api_error& e) {
-                raise(e.error_class, e.what());
-            }
+            agree_or_raise(bc, std::move(mine));
             auto l = global_start ? layout_from_block(bc, static_cast<std::uint64_t>(*global_start),
                                                       static_cast<std::uint64_t>(local_count))
                                   : layout_from_local_size(bc, static_cast<std::uint64_t>(local_count));
@@ -649,20 +653,14 @@ private:
             if (!error && root) {
                 error = root->error;
             }
-            try {
+            return raising_own_error(error, [&] {
                 return raising_remote_python_errors([&]() -> py::object {
                     if (!to) {
                         return objects_->all_reduce(xs).obj;
                     }
-                    std::optional<value> v = objects_->reduce(xs, *to);
-                    return v ? v->obj : py::none();
+                    return object_or_none(objects_->reduce(xs, *to));
                 });
-            } catch (...) {
-                if (error) {
-                    raise(error.error_class, error.message);
-                }
-                throw;
-            }
+            });
         }
         const void* data = values_for_call(array, error);
         if (!error && root) {
@@ -794,74 +792,45 @@ py::object rows_call(MPI_Comm c, const py::array& a, MPI_Op op, std::optional<in
     return root && *root != rank ? py::object(py::none()) : py::object(out);
 }
 
-/// treefold.reduce: as allreduce, the result on `root` only (None elsewhere). A root that is
-/// no rank (or no int) on any rank fails on every rank, through the C API or the reducer.
-py::object reduce(const py::object& comm, const py::object& array, const py::object& root_object, const py::object& op)
+/// treefold.allreduce (`root_object` null) and treefold.reduce: the reduction on every rank, or
+/// on the root only (None elsewhere). A root that is no rank (or no int) on any rank fails on
+/// every rank, through the C API or the reducer.
+py::object one_call(const py::object& comm, const py::object& array, const py::object* root_object,
+                    const py::object& op)
 {
     const MPI_Comm c = comm_of(comm);
     int rank = 0;
-    int size = 1;
-    MPI_Comm_rank(c, &rank);
-    MPI_Comm_size(c, &size);
-    const root_arg root = root_of(root_object, size);
+    root_arg root;
+    if (root_object != nullptr) {
+        int size = 1;
+        MPI_Comm_rank(c, &rank);
+        MPI_Comm_size(c, &size);
+        root = root_of(*root_object, size);
+    }
+    const std::optional<int> to = root_object != nullptr ? std::optional<int>(root.value) : std::nullopt;
     const std::optional<MPI_Op> mpi_op = numeric_op(op);
-    try {
+    // (root.error: a root that is no int, or beyond int, is this rank's own reason)
+    return raising_own_error(root.error, [&]() -> py::object {
         if (!mpi_op) {
-            const boost::mpi::communicator bc(c, boost::mpi::comm_attach);
-            agree_object(bc, array, op);
-            const py::array a = py::reinterpret_borrow<py::array>(array); // (agreed: an object array)
-            callable fn;
-            *fn.fn = op;
-            object_reducer r(bc, layout_from_local_size(bc, static_cast<std::uint64_t>(a.size())), fn);
-            return raising_remote_python_errors([&]() -> py::object {
-                std::optional<value> v = r.reduce(values_of(a), root.value);
-                return v ? v->obj : py::none();
-            });
+            return objects_call(c, array, op, to);
         }
         if (py::isinstance<py::array>(array) && py::reinterpret_borrow<py::array>(array).ndim() == 2) {
-            return rows_call(c, py::reinterpret_borrow<py::array>(array), *mpi_op, root.value);
+            return rows_call(c, py::reinterpret_borrow<py::array>(array), *mpi_op, to);
         }
-        const array_view v = view_of_arg(array, "treefold.reduce");
+        const array_view v = view_of_arg(array, to ? "treefold.reduce" : "treefold.allreduce");
         std::vector<unsigned char> result(16);
         int rc = MPI_SUCCESS;
         {
             py::gil_scoped_release unlocked;
-            rc = treefold_reduce_c(v.data, result.data(), v.count, v.type, *mpi_op, root.value, c);
+            rc = to ? treefold_reduce_c(v.data, result.data(), v.count, v.type, *mpi_op, *to, c)
+                    : treefold_allreduce_c(v.data, result.data(), v.count, v.type, *mpi_op, c);
         }
         if (rc != MPI_SUCCESS) {
             raise(rc, v.problem);
         }
-        return rank == root.value ? scalar_of(py::reinterpret_borrow<py::array>(array).dtype(), result.data())
-                                  : py::object(py::none());
-    } catch (...) {
-        if (root.error) { // a root that is no int, or beyond int: this rank's own reason
-            raise(root.error.error_class, root.error.message);
-        }
-        throw;
-    }
-}
-
-py::object allreduce(const py::object& comm, const py::object& array, const py::object& op)
-{
-    const MPI_Comm c = comm_of(comm);
-    const std::optional<MPI_Op> mpi_op = numeric_op(op);
-    if (!mpi_op) {
-        return allreduce_objects(c, array, op);
-    }
-    if (py::isinstance<py::array>(array) && py::reinterpret_borrow<py::array>(array).ndim() == 2) {
-        return rows_call(c, py::reinterpret_borrow<py::array>(array), *mpi_op, std::nullopt);
-    }
-    const array_view v = view_of_arg(array, "treefold.allreduce");
-    std::vector<unsigned char> result(16);
-    int rc = MPI_SUCCESS;
-    {
-        py::gil_scoped_release unlocked;
-        rc = treefold_allreduce_c(v.data, result.data(), v.count, v.type, *mpi_op, c);
-    }
-    if (rc != MPI_SUCCESS) {
-        raise(rc, v.problem);
-    }
-    return scalar_of(py::reinterpret_borrow<py::array>(array).dtype(), result.data());
+        return to && *to != rank ? py::object(py::none())
+                                 : scalar_of(py::reinterpret_borrow<py::array>(array).dtype(), result.data());
+    });
 }
 
 /// One array of a dot term: its data and length, or `problem` when it is not a 1-D
@@ -1171,7 +1140,7 @@ value pickle refuses, or a callable that raises, on one rank raises on every ran
 exception there, elsewhere the same built-in exception type (RuntimeError for other types)
 naming the rank and the message.)",
                  [](const std::vector<py::object>& a) {
-                     return allreduce(a[0], a[1], or_default(a[2], py::str("sum")));
+                     return one_call(a[0], a[1], nullptr, or_default(a[2], py::str("sum")));
                  });
 
     def_function(m, "dot", {"treefold.dot", {{"comm"}, {"x"}, {"y"}}},
@@ -1194,7 +1163,7 @@ own call.)",
                  R"(As allreduce, the result on root only (None on the other ranks); it plans on every call
 (a Reducer plans once), so every argument error, a bad root too, raises on every rank.)",
                  [](const std::vector<py::object>& a) {
-                     return reduce(a[0], a[1], a[2], or_default(a[3], py::str("sum")));
+                     return one_call(a[0], a[1], &a[2], or_default(a[3], py::str("sum")));
                  });
 
     py::class_<py_request> request(m, "Request", "A Reducer's nonblocking call (Reducer.iallreduce, Reducer.ireduce).");

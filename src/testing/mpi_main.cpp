@@ -33,6 +33,7 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -61,14 +62,11 @@ boost::mpi::threading::level thread_level()
     using boost::mpi::threading::level;
     const char* s = std::getenv("TREEFOLD_TEST_MPI_THREADS");
     const std::string_view v = s != nullptr ? s : "single";
-    if (v == "funneled") {
-        return level::funneled;
-    }
-    if (v == "serialized") {
-        return level::serialized;
-    }
-    if (v == "multiple") {
-        return level::multiple;
+    for (const auto& [name, named] :
+         {std::pair{"funneled", level::funneled}, {"serialized", level::serialized}, {"multiple", level::multiple}}) {
+        if (v == name) {
+            return named;
+        }
     }
     return level::single;
 }

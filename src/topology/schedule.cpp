@@ -3,11 +3,11 @@
 #include "treefold/topology/schedule.hpp"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cctype>
 #include <charconv>
 #include <limits>
-#include <sstream>
 #include <stdexcept>
 #include <tuple>
 #include <utility>
@@ -119,6 +119,21 @@ void enumerate(int p, std::vector<int>& prefix, std::vector<schedule>& out, std:
     }
 }
 
+/// A fold's opening stage (its name and usage) and its closing stage.
+struct fold_stages {
+    std::string_view name, usage, close;
+};
+
+/// The stages of each fold, by fold_kind (none has none).
+const fold_stages& stages_of(schedule::fold_kind fold)
+{
+    static constexpr std::array<fold_stages, 4> stages{{{"", "", ""},
+                                                        {"collapse", "collapse(T,B)", "expand"},
+                                                        {"merge", "merge(R)", "invmerge"},
+                                                        {"pmerge", "pmerge(R)", "psplit"}}};
+    return stages[static_cast<std::size_t>(fold)];
+}
+
 } // namespace
 
 schedule::schedule(std::vector<int> factors) : factors_(std::move(factors)) {}
@@ -142,62 +157,47 @@ schedule schedule::merged(int remainder, std::vector<int> factors)
 
 schedule schedule::prime_merged(int remainder, std::vector<int> factors)
 {
-    schedule s(std::move(factors));
+    schedule s = merged(remainder, std::move(factors));
     s.fold_ = fold_kind::pmerge;
-    s.remainder_ = remainder;
     return s;
 }
 
 schedule schedule::parse(std::string_view text)
 {
+    const auto space = [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; };
     std::vector<std::string_view> tokens;
-    for (std::size_t i = 0; i < text.size();) {
-        if (std::isspace(static_cast<unsigned char>(text[i])) != 0) {
-            ++i;
-            continue;
-        }
-        std::size_t j = i;
-        while (j < text.size() && std::isspace(static_cast<unsigned char>(text[j])) == 0) {
-            ++j;
-        }
-        tokens.push_back(text.substr(i, j - i));
-        i = j;
+    for (auto i = std::find_if_not(text.begin(), text.end(), space); i != text.end();) {
+        const auto j = std::find_if(i, text.end(), space);
+        tokens.emplace_back(i, j);
+        i = std::find_if_not(j, text.end(), space);
     }
     if (tokens.empty() || (tokens.size() == 1 && tokens[0] == "-")) {
         return schedule{};
     }
     schedule s;
     std::vector<int> args;
-    std::string_view opener; // the fold's stage and its closing stage, if there is a fold
-    std::string_view closer;
     if (call_args(tokens[0], "collapse", args)) {
         if (args.size() != 2 || args[0] < 0 || args[1] < 0) {
             bad(text, "collapse takes two positive integers: collapse(T,B)");
         }
         s = collapsed(args[0], args[1], {});
-        opener = "collapse(T,B)";
-        closer = "expand";
     } else {
         // merge(R) and pmerge(R): one remainder, each with its own closing stage.
-        struct form {
-            std::string_view name, usage, close;
-            schedule (*make)(int, std::vector<int>);
-        };
-        for (const form& f : {form{"merge", "merge(R)", "invmerge", &schedule::merged},
-                              form{"pmerge", "pmerge(R)", "psplit", &schedule::prime_merged}}) {
+        for (const auto fold : {fold_kind::merge, fold_kind::pmerge}) {
+            const fold_stages& f = stages_of(fold);
             if (call_args(tokens[0], f.name, args)) {
                 if (args.size() != 1 || args[0] < 0) {
                     bad(text, std::string(f.name) + " takes one positive integer: " + std::string(f.usage));
                 }
-                s = f.make(args[0], {});
-                opener = f.usage;
-                closer = f.close;
+                s = merged(args[0], {});
+                s.fold_ = fold;
             }
         }
     }
-    const bool folded = !closer.empty();
-    if (folded && (tokens.back() != closer || tokens.size() < 2)) {
-        bad(text, std::string(opener) + " must be matched by a final '" + std::string(closer) + "'");
+    const fold_stages& form = stages_of(s.fold_);
+    const bool folded = s.fold_ != fold_kind::none;
+    if (folded && (tokens.back() != form.close || tokens.size() < 2)) {
+        bad(text, std::string(form.usage) + " must be matched by a final '" + std::string(form.close) + "'");
     }
     for (std::size_t i = folded ? 1 : 0; i < tokens.size() - (folded ? 1 : 0); ++i) {
         const int f = to_int(tokens[i]);
@@ -223,22 +223,17 @@ std::string schedule::to_string() const
 {
     std::string out;
     auto add = [&out](const std::string& stage) { out += (out.empty() ? "" : " ") + stage; };
+    const fold_stages& fold = stages_of(fold_);
     if (fold_ == fold_kind::collapse) {
         add("collapse(" + std::to_string(threshold_) + "," + std::to_string(base_) + ")");
-    } else if (fold_ == fold_kind::merge) {
-        add("merge(" + std::to_string(remainder_) + ")");
-    } else if (fold_ == fold_kind::pmerge) {
-        add("pmerge(" + std::to_string(remainder_) + ")");
+    } else if (fold_ != fold_kind::none) {
+        add(std::string(fold.name) + "(" + std::to_string(remainder_) + ")");
     }
     for (const int f : factors_) {
         add(std::to_string(f));
     }
-    if (fold_ == fold_kind::collapse) {
-        add("expand");
-    } else if (fold_ == fold_kind::merge) {
-        add("invmerge");
-    } else if (fold_ == fold_kind::pmerge) {
-        add("psplit");
+    if (fold_ != fold_kind::none) {
+        add(std::string(fold.close));
     }
     return out.empty() ? "-" : out;
 }
@@ -271,7 +266,7 @@ void schedule::check(int p) const
                  std::to_string(base_));
         }
     } else if ((fold_ == fold_kind::merge || fold_ == fold_kind::pmerge) && (remainder_ < 1 || remainder_ >= p)) {
-        fail(std::string(fold_ == fold_kind::merge ? "merge" : "pmerge") + " remainder R = " +
+        fail(std::string(stages_of(fold_).name) + " remainder R = " +
              std::to_string(remainder_) + " must lie in [1, p-1]");
     }
     if (fold_ == fold_kind::pmerge && factors_.size() < 2) {

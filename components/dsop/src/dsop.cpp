@@ -25,42 +25,57 @@ namespace treefold::dsop {
 
 namespace mpi = boost::mpi;
 
-const char* name(algorithm a)
-{
-    switch (a) {
-    case algorithm::allgather: return "allgather";
-    case algorithm::allreduce: return "allreduce";
-    case algorithm::allreduce_ring: return "allreduce_ring";
-    case algorithm::butterfly: return "butterfly";
-    case algorithm::generalized_rabenseifner: return "generalized_rabenseifner";
-    case algorithm::allgather_async: return "allgather_async";
-    case algorithm::bruck_async: return "bruck_async";
-    case algorithm::allreduce_ring_pipelined: return "allreduce_ring_pipelined";
-    case algorithm::butterfly_pipelined: return "butterfly_pipelined";
-    case algorithm::generalized_rabenseifner_pipelined: return "generalized_rabenseifner_pipelined";
-    }
-    return "?";
-}
-
 namespace {
 
-constexpr algorithm every_algorithm[] = {
-    algorithm::allgather,       algorithm::allreduce,           algorithm::allreduce_ring,
-    algorithm::butterfly,       algorithm::generalized_rabenseifner, algorithm::allgather_async,
-    algorithm::bruck_async,     algorithm::allreduce_ring_pipelined, algorithm::butterfly_pipelined,
-    algorithm::generalized_rabenseifner_pipelined};
+/// An algorithm, its name and whether it sees every pair (sees_every_pair).
+struct algorithm_entry {
+    algorithm value;
+    const char* name;
+    bool sees_every_pair;
+};
+
+/// Every algorithm, in enum order (the order parse_algorithm lists them in).
+constexpr algorithm_entry every_algorithm[] = {
+    {algorithm::allgather, "allgather", true},
+    {algorithm::allreduce, "allreduce", false},
+    {algorithm::allreduce_ring, "allreduce_ring", false},
+    {algorithm::butterfly, "butterfly", false},
+    {algorithm::generalized_rabenseifner, "generalized_rabenseifner", true},
+    {algorithm::allgather_async, "allgather_async", true},
+    {algorithm::bruck_async, "bruck_async", true},
+    {algorithm::allreduce_ring_pipelined, "allreduce_ring_pipelined", false},
+    {algorithm::butterfly_pipelined, "butterfly_pipelined", false},
+    {algorithm::generalized_rabenseifner_pipelined, "generalized_rabenseifner_pipelined", true},
+};
+
+/// The entry of `a`; nullptr for a value that names no algorithm.
+const algorithm_entry* entry_of(algorithm a)
+{
+    for (const auto& e : every_algorithm) {
+        if (e.value == a) {
+            return &e;
+        }
+    }
+    return nullptr;
+}
 
 } // namespace
+
+const char* name(algorithm a)
+{
+    const algorithm_entry* e = entry_of(a);
+    return e != nullptr ? e->name : "?";
+}
 
 algorithm parse_algorithm(const char* text)
 {
     std::string known;
-    for (const auto a : every_algorithm) {
-        if (std::strcmp(text, name(a)) == 0) {
-            return a;
+    for (const auto& e : every_algorithm) {
+        if (std::strcmp(text, e.name) == 0) {
+            return e.value;
         }
         known += known.empty() ? "" : ", ";
-        known += name(a);
+        known += e.name;
     }
     throw std::invalid_argument(std::string("treefold: unknown DSOP algorithm '") + text + "' (want one of " + known +
                                 ")");
@@ -68,19 +83,8 @@ algorithm parse_algorithm(const char* text)
 
 bool sees_every_pair(algorithm a)
 {
-    switch (a) {
-    case algorithm::allgather:
-    case algorithm::generalized_rabenseifner:
-    case algorithm::allgather_async:
-    case algorithm::bruck_async:
-    case algorithm::generalized_rabenseifner_pipelined: return true;
-    case algorithm::allreduce:
-    case algorithm::allreduce_ring:
-    case algorithm::butterfly:
-    case algorithm::allreduce_ring_pipelined:
-    case algorithm::butterfly_pipelined: return false;
-    }
-    return false;
+    const algorithm_entry* e = entry_of(a);
+    return e != nullptr && e->sees_every_pair;
 }
 
 namespace {
@@ -294,20 +298,22 @@ void sum_outer_products(comm_view comm, std::span<const T> a, std::span<const T>
                         std::size_t m, std::span<T> g, algorithm alg, summation order)
 {
     const call_shape shape = validate(comm, a.size(), b.size(), n, m, g.size(), alg, order);
+    // What the allreduce algorithms start from: the sum of this rank's own pairs.
+    const auto own_pairs = [&] { compute_rows<T>(g, 0, a, b, n, m, a.size() / n, summation::fast); };
     switch (alg) {
     case algorithm::allreduce:
-        compute_rows<T>(g, 0, a, b, n, m, a.size() / n, summation::fast); // this rank's own pairs
+        own_pairs();
         collective::sum_in_place(comm, g);
         return;
     case algorithm::allreduce_ring:
-        compute_rows<T>(g, 0, a, b, n, m, a.size() / n, summation::fast);
+        own_pairs();
         collective::ring_allreduce(comm, g, std::plus<T>());
         return;
     case algorithm::butterfly:
         // The document's allreduce-butterfly: whole matrices exchanged and added in log2 p
         // rounds (p not a power of two folds the extra ranks in first). Every rank holds the
         // same bits; the grouping, and so the bits, depend on p.
-        compute_rows<T>(g, 0, a, b, n, m, a.size() / n, summation::fast);
+        own_pairs();
         collective::butterfly_allreduce(comm, g, std::plus<T>());
         return;
     case algorithm::allgather: {
@@ -335,11 +341,11 @@ void sum_outer_products(comm_view comm, std::span<const T> a, std::span<const T>
         return;
     }
     case algorithm::allreduce_ring_pipelined:
-        compute_rows<T>(g, 0, a, b, n, m, a.size() / n, summation::fast);
+        own_pairs();
         collective::pipelined_ring_allreduce(comm, g, std::plus<T>());
         return;
     case algorithm::butterfly_pipelined:
-        compute_rows<T>(g, 0, a, b, n, m, a.size() / n, summation::fast);
+        own_pairs();
         collective::pipelined_butterfly_allreduce(comm, g, std::plus<T>());
         return;
     case algorithm::generalized_rabenseifner_pipelined: {

@@ -28,7 +28,7 @@ std::uint64_t direct_exchange_messages(const block_layout& layout, plan::direct_
 
 std::uint64_t tree_exchange_messages(const block_layout& layout)
 {
-    return layout.ranks() > 0 ? static_cast<std::uint64_t>(layout.ranks() - 1) : 0;
+    return broadcast_messages(layout.ranks()); // p - 1 as well
 }
 
 std::uint64_t broadcast_messages(int p) { return p > 0 ? static_cast<std::uint64_t>(p - 1) : 0; }

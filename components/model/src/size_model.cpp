@@ -95,44 +95,44 @@ std::vector<double> solve_least_squares(std::vector<double> a, std::vector<doubl
 {
     const std::size_t rows = y.size();
     auto at = [&](std::size_t r, std::size_t c) -> double& { return a[r * cols + c]; };
+    // The dot product of columns i and j, summed in row order.
+    auto dot = [&](std::size_t i, std::size_t j) {
+        double sum = 0;
+        for (std::size_t r = 0; r < rows; ++r) {
+            sum += at(r, i) * at(r, j);
+        }
+        return sum;
+    };
+    // Column c divided by d.
+    auto divide = [&](std::size_t c, double d) {
+        for (std::size_t r = 0; r < rows; ++r) {
+            at(r, c) /= d;
+        }
+    };
     std::vector<double> scale(cols, 0.0);
     for (std::size_t c = 0; c < cols; ++c) {
-        for (std::size_t r = 0; r < rows; ++r) {
-            scale[c] += at(r, c) * at(r, c);
-        }
-        scale[c] = std::sqrt(scale[c]);
+        scale[c] = std::sqrt(dot(c, c));
         if (!(scale[c] > 0)) {
             return {};
         }
-        for (std::size_t r = 0; r < rows; ++r) {
-            at(r, c) /= scale[c];
-        }
+        divide(c, scale[c]);
     }
     // A = Q R with R upper triangular; Q overwrites A column by column.
     std::vector<double> rmat(cols * cols, 0.0);
     for (std::size_t c = 0; c < cols; ++c) {
         for (std::size_t k = 0; k < c; ++k) {
-            double dot = 0;
+            const double d = dot(k, c);
+            rmat[k * cols + c] = d;
             for (std::size_t r = 0; r < rows; ++r) {
-                dot += at(r, k) * at(r, c);
-            }
-            rmat[k * cols + c] = dot;
-            for (std::size_t r = 0; r < rows; ++r) {
-                at(r, c) -= dot * at(r, k);
+                at(r, c) -= d * at(r, k);
             }
         }
-        double norm = 0;
-        for (std::size_t r = 0; r < rows; ++r) {
-            norm += at(r, c) * at(r, c);
-        }
-        norm = std::sqrt(norm);
+        const double norm = std::sqrt(dot(c, c));
         if (norm < 1e-10) { // the column is (nearly) a combination of the earlier ones
             return {};
         }
         rmat[c * cols + c] = norm;
-        for (std::size_t r = 0; r < rows; ++r) {
-            at(r, c) /= norm;
-        }
+        divide(c, norm);
     }
     // x = R^{-1} Qᵀ y, with y reduced in the same order (MGS on the right-hand side).
     std::vector<double> qty(cols, 0.0);

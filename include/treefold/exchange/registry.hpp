@@ -11,9 +11,15 @@
 #include "treefold/exchange/native.hpp"
 #include "treefold/exchange/schedule.hpp"
 #include "treefold/exchange/tree.hpp"
+#include "treefold/layout/block_layout.hpp"
+#include "treefold/plan/generators.hpp"
+#include "treefold/plan/schedule.hpp"
 #include "treefold/topology/tree_shape.hpp"
 
+#include <stdexcept>
+#include <string>
 #include <string_view>
+#include <type_traits>
 
 namespace treefold::exchange {
 
@@ -42,6 +48,28 @@ template <class List = core_exchanges, class F>
 auto visit_by_name(std::string_view name, F&& f)
 {
     return visit_in<List>(name, f);
+}
+
+/// `E::schedule` (as a function pointer) of the exchange E of `List` called `name` that runs a
+/// schedule (plan::scheduled_exchange). For any other name, throws std::invalid_argument with
+/// the text `unknown(names)`, `names` listing those that run one (comma-separated, in list order).
+template <class List, class Unknown>
+auto schedule_by_name(std::string_view name, Unknown&& unknown)
+{
+    plan::rank_schedule (*out)(const layout::block_layout&, int) = nullptr;
+    std::string names;
+    for_each_exchange<List>([&]<class E>(std::type_identity<E>) {
+        if constexpr (plan::scheduled_exchange<E>) {
+            names += (names.empty() ? "" : ", ") + std::string(E::name);
+            if (out == nullptr && name == std::string_view(E::name)) {
+                out = [](const layout::block_layout& layout, int rank) { return E::schedule(layout, rank); };
+            }
+        }
+    });
+    if (out == nullptr) {
+        throw std::invalid_argument(unknown(names));
+    }
+    return out;
 }
 
 } // namespace treefold::exchange

@@ -14,11 +14,9 @@
 #include <array>
 #include <complex>
 #include <cstddef>
-#include <cstdint>
 #include <limits>
 #include <optional>
 #include <stdexcept>
-#include <string>
 #include <type_traits>
 
 // The refusal of floating-point contraction in the translation unit that plans a reduction

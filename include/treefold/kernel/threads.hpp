@@ -18,12 +18,10 @@
 
 #include <algorithm>
 #include <bit>
-#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <exception>
-#include <memory>
-#include <type_traits>
+#include <utility>
 #include <vector>
 
 

@@ -129,8 +129,6 @@ public:
     int owner(index_t index) const;
     /// Non-empty ranks in index order, followed by the empty ranks in rank order.
     std::span<const int> index_order() const { return order_; }
-    /// Number of non-empty blocks.
-    int nonempty_ranks() const { return nonempty_; }
     /// Largest block size.
     index_t max_count() const;
     /// Smallest block size.
@@ -146,7 +144,6 @@ public:
 
 private:
     index_t n_ = 0;
-    int nonempty_ = 0;
     std::vector<block> blocks_;
     std::vector<int> order_;          // see index_order()
     std::vector<index_t> starts_;     // starts of the non-empty blocks, ascending

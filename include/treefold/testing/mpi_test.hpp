@@ -63,6 +63,14 @@ inline std::string hex_of(const unsigned char* p, std::size_t n)
     return out;
 }
 
+/// "A vs B": the bytes of `a` and of `b` as hex_of writes them.
+template <class T>
+std::string hex_pair(const T& a, const T& b)
+{
+    return hex_of(reinterpret_cast<const unsigned char*>(&a), sizeof(T)) + " vs " +
+           hex_of(reinterpret_cast<const unsigned char*>(&b), sizeof(T));
+}
+
 } // namespace detail
 
 /// True when `a` and `b` have the same object representation; otherwise false with both bit
@@ -76,9 +84,7 @@ boost::test_tools::predicate_result same_bits(const T& a, const T& b)
         return true;
     }
     boost::test_tools::predicate_result r(false);
-    const auto* pa = reinterpret_cast<const unsigned char*>(&a);
-    const auto* pb = reinterpret_cast<const unsigned char*>(&b);
-    r.message() << "bits differ: " << detail::hex_of(pa, sizeof(T)) << " vs " << detail::hex_of(pb, sizeof(T));
+    r.message() << "bits differ: " << detail::hex_pair(a, b);
     return r;
 }
 
@@ -95,10 +101,7 @@ boost::test_tools::predicate_result same_bits(std::span<const T> a, std::span<co
     }
     for (std::size_t i = 0; i < a.size(); ++i) {
         if (std::memcmp(&a[i], &b[i], sizeof(T)) != 0) {
-            const auto* pa = reinterpret_cast<const unsigned char*>(&a[i]);
-            const auto* pb = reinterpret_cast<const unsigned char*>(&b[i]);
-            r.message() << "element " << i << " differs: " << detail::hex_of(pa, sizeof(T)) << " vs "
-                        << detail::hex_of(pb, sizeof(T));
+            r.message() << "element " << i << " differs: " << detail::hex_pair(a[i], b[i]);
             return r;
         }
     }

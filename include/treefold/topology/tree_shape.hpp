@@ -28,6 +28,7 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace treefold::topology {
@@ -67,53 +68,19 @@ struct split_shape {
     /// The parent of `position` (-1 at the root or outside [0, p)).
     static int parent(int position, int p)
     {
-        int parent_position = -1;
-        int b = 0;
-        int e = p;
-        while (e - b > 0) {
-            const auto s = Split::split(b, e);
-            if (s.root == position) {
-                return parent_position;
-            }
-            bool found = false;
-            for (int c = 0; c < s.child_count && !found; ++c) {
-                const auto& r = s.child[static_cast<std::size_t>(c)];
-                if (position >= r[0] && position < r[1]) {
-                    parent_position = s.root;
-                    b = r[0];
-                    e = r[1];
-                    found = true;
-                }
-            }
-            if (!found) {
-                break;
-            }
-        }
-        return -1;
+        const auto at = locate(position, p);
+        return at ? at->parent : -1;
     }
 
     /// The children of `position` with their subtree ranges, in increasing position order.
     static std::vector<tree_child> children(int position, int p)
     {
         std::vector<tree_child> out;
-        int b = 0;
-        int e = p;
-        while (e - b > 0) {
-            const auto s = Split::split(b, e);
-            int next = -1;
-            for (int c = 0; c < s.child_count; ++c) {
-                const auto& r = s.child[static_cast<std::size_t>(c)];
-                if (s.root == position) {
-                    out.push_back({Split::split(r[0], r[1]).root, r[0], r[1]});
-                } else if (position >= r[0] && position < r[1]) {
-                    next = c;
-                }
+        if (const auto at = locate(position, p)) {
+            for (int c = 0; c < at->split.child_count; ++c) {
+                const auto& r = at->split.child[static_cast<std::size_t>(c)];
+                out.push_back({Split::split(r[0], r[1]).root, r[0], r[1]});
             }
-            if (s.root == position || next < 0) {
-                break;
-            }
-            b = s.child[static_cast<std::size_t>(next)][0];
-            e = s.child[static_cast<std::size_t>(next)][1];
         }
         return out;
     }
@@ -122,6 +89,36 @@ struct split_shape {
     static int height(int p) { return p <= 0 ? 0 : range_height(0, p); }
 
 private:
+    /// The split of the range whose root is `position`, and that range's parent position.
+    struct located {
+        decltype(Split::split(0, 1)) split;
+        int parent;
+    };
+
+    /// Descends from [0, p) to the range whose root is `position` (none outside [0, p)).
+    static std::optional<located> locate(int position, int p)
+    {
+        int parent_position = -1;
+        int b = 0;
+        int e = p;
+        while (e - b > 0) {
+            const auto s = Split::split(b, e);
+            if (s.root == position) {
+                return located{s, parent_position};
+            }
+            const auto end = s.child.begin() + s.child_count;
+            const auto r = std::find_if(s.child.begin(), end,
+                                        [position](const auto& c) { return position >= c[0] && position < c[1]; });
+            if (r == end) {
+                break;
+            }
+            parent_position = s.root;
+            b = (*r)[0];
+            e = (*r)[1];
+        }
+        return std::nullopt;
+    }
+
     static int range_height(int b, int e)
     {
         const auto s = Split::split(b, e);
@@ -380,48 +377,24 @@ struct truncated_shape {
     /// The parent of `position` (-1 at the root or outside [0, p)).
     static int parent(int position, int p)
     {
-        int parent_position = -1;
-        int at = 0;
-        std::int64_t n = p <= 0 ? 0 : Complete::size_for(p);
-        while (at != position && n > 1 && position > at && position < p) {
-            const auto [a, b] = Complete::child_sizes(n);
-            parent_position = at;
-            if (position <= at + a) {
-                at += 1;
-                n = a;
-            } else {
-                at += 1 + static_cast<int>(a);
-                n = b;
-            }
-        }
-        return at == position ? parent_position : -1;
+        const walk w = descend(position, p);
+        return w.at == position ? w.parent : -1;
     }
 
     /// The children of `position` below p with their subtree ranges, in position order.
     static std::vector<tree_child> children(int position, int p)
     {
         std::vector<tree_child> out;
-        int at = 0;
-        std::int64_t n = p <= 0 ? 0 : Complete::size_for(p);
-        while (n > 1 && position >= at && position < p) {
-            const auto [a, b] = Complete::child_sizes(n);
-            if (at == position) {
-                const std::array<std::int64_t, 2> begin{at + 1, at + 1 + a};
-                const std::array<std::int64_t, 2> size{a, b};
-                for (std::size_t c = 0; c < 2; ++c) {
-                    if (size[c] > 0 && begin[c] < p) {
-                        const int b0 = static_cast<int>(begin[c]);
-                        out.push_back({b0, b0, static_cast<int>(std::min<std::int64_t>(p, begin[c] + size[c]))});
-                    }
+        const walk w = descend(position, p);
+        if (w.at == position && w.n > 1 && position < p) {
+            const auto [a, b] = Complete::child_sizes(w.n);
+            const std::array<std::int64_t, 2> begin{w.at + 1, w.at + 1 + a};
+            const std::array<std::int64_t, 2> size{a, b};
+            for (std::size_t c = 0; c < 2; ++c) {
+                if (size[c] > 0 && begin[c] < p) {
+                    const int b0 = static_cast<int>(begin[c]);
+                    out.push_back({b0, b0, static_cast<int>(std::min<std::int64_t>(p, begin[c] + size[c]))});
                 }
-                break;
-            }
-            if (position <= at + a) {
-                at += 1;
-                n = a;
-            } else {
-                at += 1 + static_cast<int>(a);
-                n = b;
             }
         }
         return out;
@@ -431,6 +404,33 @@ struct truncated_shape {
     static int height(int p) { return p <= 0 ? 0 : height_below(0, p); }
 
 private:
+    /// Where descend stopped: a position, the size of its complete subtree, and the position
+    /// before it on the way (-1 at the root).
+    struct walk {
+        int at;
+        std::int64_t n;
+        int parent;
+    };
+
+    /// Descends from the root towards `position`; stops there, at a leaf, or at a position
+    /// whose subtree cannot hold it.
+    static walk descend(int position, int p)
+    {
+        walk w{0, p <= 0 ? 0 : Complete::size_for(p), -1};
+        while (w.at != position && w.n > 1 && position > w.at && position < p) {
+            const auto [a, b] = Complete::child_sizes(w.n);
+            w.parent = w.at;
+            if (position <= w.at + a) {
+                w.at += 1;
+                w.n = a;
+            } else {
+                w.at += 1 + static_cast<int>(a);
+                w.n = b;
+            }
+        }
+        return w;
+    }
+
     static int height_below(int position, int p)
     {
         int h = 0;

@@ -42,13 +42,10 @@ struct routed_node {
 
 /// The routes of one rank.
 struct direct_routes {
-    index_tree::index_t s = 0;  ///< block start
-    index_tree::index_t e = 0;  ///< block end
     int finisher = 0;     ///< owner of index 0 (ends with the root)
-    std::vector<index_tree::node> local_nodes; ///< maximal nodes of [s, e)
-    /// Right children in the block whose parent starts before it, in level order (each goes to
-    /// the parent's owner). Per level y: the first multiple x of 2^y at or after s, if x is an
-    /// odd multiple and lies in the block.
+    /// Right children in the block [s, e) whose parent starts before it, in level order (each
+    /// goes to the parent's owner). Per level y: the first multiple x of 2^y at or after s, if x
+    /// is an odd multiple and lies in the block.
     std::vector<routed_node> outbound;
     /// Right children starting at or after e whose parent lies in the block, in index order
     /// (= level order); at most one per level.
@@ -63,8 +60,8 @@ struct direct_routes {
     {
         const index_tree::index_t n = layout.size();
         const block b = layout.block_of(rank);
-        s = b.start;
-        e = b.end();
+        const index_tree::index_t s = b.start;
+        const index_tree::index_t e = b.end();
         finisher = n > 0 ? layout.owner(0) : 0;
         if (n > 0 && rank == finisher) {
             for (int r = 0; r < layout.ranks(); ++r) {
@@ -77,7 +74,6 @@ struct direct_routes {
             reports = n > 0;
             return;
         }
-        local_nodes = block_nodes(layout, rank);
         if (s > 0) {
             for (unsigned y = 0; y < 64; ++y) {
                 const index_tree::index_t x = (((s - 1) >> y) + 1) << y;

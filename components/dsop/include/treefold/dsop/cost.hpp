@@ -122,6 +122,15 @@ inline std::pair<double, double> gathered_in_rank_order(dsop_model alg, const mo
     return {exchange, finish};
 }
 
+/// gathered_in_rank_order with c's arithmetic shared out over the p pairs: sets
+/// c.overlapped (the arithmetic hidden behind the exchange) and returns the exchange's time.
+inline double gathered_overlap(dsop_cost& c, dsop_model alg, const model::loggp& m, int p, double elements)
+{
+    const auto [exchange, finish] = gathered_in_rank_order(alg, m, p, elements, (c.multiplications + c.additions) / p);
+    c.overlapped = std::max(0.0, exchange + c.multiplications + c.additions - finish);
+    return exchange;
+}
+
 } // namespace detail
 
 /// Predicted cost of one DSOP call. `segment` is the allreduce model's S (Open MPI's 1 MB
@@ -170,24 +179,17 @@ inline dsop_cost predict_dsop(dsop_model alg, double n, double m_cols, int p, co
         c.additions = (p - 1) * nm / p * m.t_add;
         break;
     case dsop_model::allgather_async:
-    case dsop_model::bruck_async: {
+    case dsop_model::bruck_async:
         c.multiplications = p * nm * m.t_mul;
         c.additions = (p - 1) * nm * m.t_add;
-        const auto [exchange, finish] = detail::gathered_in_rank_order(
-            alg, m, p, n + m_cols, (c.multiplications + c.additions) / p);
-        c.communication = exchange;
-        c.overlapped = std::max(0.0, exchange + c.multiplications + c.additions - finish);
+        c.communication = detail::gathered_overlap(c, alg, m, p, n + m_cols);
         break;
-    }
-    case dsop_model::generalized_rabenseifner_pipelined: {
+    case dsop_model::generalized_rabenseifner_pipelined:
         c.multiplications = nm * m.t_mul;
         c.additions = (p - 1) * nm / p * m.t_add;
-        const auto [exchange, finish] = detail::gathered_in_rank_order(
-            dsop_model::allgather_async, m, p, n + m_cols, (c.multiplications + c.additions) / p);
-        c.communication = exchange + detail::dsop_messages(m, steps, nm / p);
-        c.overlapped = std::max(0.0, exchange + c.multiplications + c.additions - finish);
+        c.communication = detail::gathered_overlap(c, dsop_model::allgather_async, m, p, n + m_cols) +
+                          detail::dsop_messages(m, steps, nm / p);
         break;
-    }
     case dsop_model::allreduce_ring_pipelined: {
         const double chunk = nm / p;
         const double pieces = std::max(1.0, std::ceil(chunk / piece));

@@ -15,56 +15,54 @@
 
 namespace treefold::dsop {
 
+namespace detail {
+
+/// out[j] = f(at) for j < out.size(), where at(p) reads p[j]: whole xsimd batches first (at
+/// loads the batch at p + j), then the elements left over one by one. Every element gets
+/// the operations `f` spells, in its order.
+template <class T, class F>
+void lanewise(std::span<T> out, F f)
+{
+    using batch = xsimd::batch<T>;
+    constexpr std::size_t w = batch::size;
+    const std::size_t m = out.size();
+    std::size_t j = 0;
+    for (; j + w <= m; j += w) {
+        f([j](const T* p) { return batch::load_unaligned(p + j); }).store_unaligned(out.data() + j);
+    }
+    for (; j < m; ++j) {
+        out[j] = f([j](const T* p) { return p[j]; });
+    }
+}
+
+} // namespace detail
+
 /// g[j] += s * b[j] for j < g.size() (a multiply then an add: never fused).
 template <class T>
 void add_scaled_row(std::span<T> g, T s, std::span<const T> b)
 {
-    using batch = xsimd::batch<T>;
-    constexpr std::size_t w = batch::size;
-    const std::size_t m = g.size();
-    const batch vs(s);
-    std::size_t j = 0;
-    for (; j + w <= m; j += w) {
-        const batch prod = vs * batch::load_unaligned(b.data() + j);
-        (batch::load_unaligned(g.data() + j) + prod).store_unaligned(g.data() + j);
-    }
-    for (; j < m; ++j) {
-        const T prod = s * b[j];
-        g[j] = g[j] + prod;
-    }
+    detail::lanewise(g, [&](auto at) {
+        using lanes = decltype(at(b.data())); // a batch, or T for the elements left over
+        const lanes prod = lanes(s) * at(b.data());
+        return at(g.data()) + prod;
+    });
 }
 
 /// out[j] = s * b[j].
 template <class T>
 void scaled_row(std::span<T> out, T s, std::span<const T> b)
 {
-    using batch = xsimd::batch<T>;
-    constexpr std::size_t w = batch::size;
-    const std::size_t m = out.size();
-    const batch vs(s);
-    std::size_t j = 0;
-    for (; j + w <= m; j += w) {
-        (vs * batch::load_unaligned(b.data() + j)).store_unaligned(out.data() + j);
-    }
-    for (; j < m; ++j) {
-        out[j] = s * b[j];
-    }
+    detail::lanewise(out, [&](auto at) {
+        using lanes = decltype(at(b.data()));
+        return lanes(s) * at(b.data());
+    });
 }
 
 /// left[j] = left[j] + right[j].
 template <class T>
 void add_rows(std::span<T> left, std::span<const T> right)
 {
-    using batch = xsimd::batch<T>;
-    constexpr std::size_t w = batch::size;
-    const std::size_t m = left.size();
-    std::size_t j = 0;
-    for (; j + w <= m; j += w) {
-        (batch::load_unaligned(left.data() + j) + batch::load_unaligned(right.data() + j)).store_unaligned(left.data() + j);
-    }
-    for (; j < m; ++j) {
-        left[j] = left[j] + right[j];
-    }
+    detail::lanewise(left, [&](auto at) { return at(left.data()) + at(right.data()); });
 }
 
 /// Row i of the tree sum over k of a_k b_k^T: out[j] = tree-sum over k < K of a[k][i] * b[k][j],

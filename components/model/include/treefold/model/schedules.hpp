@@ -36,17 +36,6 @@ struct best {
 /// (schedule_fit --sizes, p = 2, rounded; doc/performance.md), with receive conflicts
 /// charged as in run_params: α_p 0.3 us, α_r 0.15 us, β 4e-5 us/B; above the 4032-byte eager
 /// limit +0.45 us latency, +1.8 us and +4e-5 us/B per message.
-model::size_params run_size_params();
-/// The least time the size-aware model (run_size_params) predicts for frontier messages of
-/// `bytes`; make() is compiled into the model component's library.
-struct best_sized {
-    /// The generator's name (the exchange is "schedule_best_sized").
-    static constexpr const char* name = "best_sized";
-    /// The schedule for 8-byte messages.
-    static topology::schedule make(int p) { return make(p, 8); }
-    /// The schedule for messages of `bytes` (throws std::invalid_argument for p < 1).
-    static topology::schedule make(int p, std::uint64_t bytes);
-};
 inline model::size_params run_size_params()
 {
     model::size_params m;
@@ -58,4 +47,14 @@ inline model::size_params run_size_params()
     m.rendezvous_beta = 4e-5;
     return m;
 }
+/// The least time the size-aware model (run_size_params) predicts for frontier messages of
+/// `bytes`; make() is compiled into the model component's library.
+struct best_sized {
+    /// The generator's name (the exchange is "schedule_best_sized").
+    static constexpr const char* name = "best_sized";
+    /// The schedule for 8-byte messages.
+    static topology::schedule make(int p) { return make(p, 8); }
+    /// The schedule for messages of `bytes` (throws std::invalid_argument for p < 1).
+    static topology::schedule make(int p, std::uint64_t bytes);
+};
 } // namespace treefold::model::schedules

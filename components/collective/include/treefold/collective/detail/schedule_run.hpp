@@ -2,10 +2,10 @@
 /// The collective component's executor of allreduce schedules (schedule_allreduce), generic
 /// over what a partial value is. (The reducers' exchanges run on exchange/executor.hpp.)
 ///
-/// Ranks are visited by position (rank_of[position]); a partial value always covers a
-/// contiguous range of positions and is combined left to right, so the executor serves
-/// non-commutative operators. A codec (concept schedule_codec) says what a partial is made
-/// of; the values travel through net::codec like every other message:
+/// A rank's position is its rank; a partial value always covers a contiguous range of
+/// positions and is combined left to right, so the executor serves non-commutative
+/// operators. A codec (concept schedule_codec) says what a partial is made of; the values
+/// travel through net::codec like every other message:
 ///
 ///     using value_type = ...;                           // what travels
 ///     using partial = ...;
@@ -15,8 +15,8 @@
 ///     void combine(partial& left, partial&& right);     // left := left ∘ right (may throw)
 ///
 /// Raw payloads (trivially copyable values) travel bare, into receives posted up front;
-/// others are taken by probe in order. The per-call path allocates nothing after the first
-/// call: buffers and received partials are kept, and the requests are raw MPI requests
+/// others are taken by probe in order. The byte buffers are kept between calls (the received
+/// partials are made per call), and the requests are raw MPI requests
 /// (net::posted_receive; Boost.MPI 1.74 allocates a handler per request). A failure travels
 /// in the one framing of net/transport.hpp. A rank that failed (or learned of a failure) keeps sending failures
 /// wherever values were expected and receives everything owed to it, so no peer waits. Sends
@@ -35,10 +35,8 @@
 #include <concepts>
 #include <cstdint>
 #include <exception>
-#include <numeric>
 #include <optional>
 #include <span>
-#include <stdexcept>
 #include <utility>
 #include <vector>
 
@@ -56,60 +54,33 @@ concept schedule_codec = requires(C& c, const C& cc, typename C::partial& part, 
 /// Executes one schedule for one rank (see the file comment). Built once, run many times.
 class schedule_runner {
 public:
-    /// `rank_of[position]` is the rank at each position (empty: position = rank).
     /// Throws std::invalid_argument (the same on every rank) if the schedule does not fit.
-    schedule_runner(const boost::mpi::communicator& comm, const topology::schedule& s, std::vector<int> rank_of = {})
-        : comm_(comm), sched_(s), p_(comm.size()), rank_of_(std::move(rank_of))
+    schedule_runner(const boost::mpi::communicator& comm, const topology::schedule& s)
+        : comm_(comm), sched_(s)
     {
-        s.check(p_);
-        if (rank_of_.empty()) {
-            rank_of_.resize(static_cast<std::size_t>(p_));
-            std::iota(rank_of_.begin(), rank_of_.end(), 0);
-        }
-        if (static_cast<int>(rank_of_.size()) != p_) {
-            throw std::invalid_argument("treefold: schedule runner needs one position per rank");
-        }
-        for (int i = 0; i < p_; ++i) {
-            if (rank_of_[static_cast<std::size_t>(i)] == comm.rank()) {
-                me_ = i;
-            }
-        }
-        steps_ = topology::rounds_of(s, p_, me_);
+        s.check(comm.size());
+        steps_ = topology::rounds_of(s, comm.size(), comm.rank());
     }
 
     const topology::schedule& plan() const { return sched_; }
-    int position() const { return me_; }
 
     /// Runs the schedule: on return `mine` holds the combination of all p partial values
     /// (positions 0..p-1, left to right) unless the returned failure is set. `failed` on
     /// entry marks this rank's value as unusable; `own_error` receives what combine threw here.
-    /// `received` holds the partials received in a stage; a caller that keeps it between
-    /// calls keeps their storage too.
     template <schedule_codec Codec>
     maybe_failure run(typename Codec::partial& mine, Codec& codec, maybe_failure failed,
-                               net::counters& count, std::exception_ptr& own_error,
-                               std::vector<typename Codec::partial>& received)
+                               net::counters& count, std::exception_ptr& own_error)
     {
+        std::vector<typename Codec::partial> received; // the partials received in a stage
         for (const step& st : steps_) {
             stage(codec, mine, failed, count, own_error, st, received);
         }
         return failed;
     }
 
-    /// As above with the received partials made afresh.
-    template <schedule_codec Codec>
-    maybe_failure run(typename Codec::partial& mine, Codec& codec, maybe_failure failed,
-                               net::counters& count, std::exception_ptr& own_error)
-    {
-        std::vector<typename Codec::partial> received;
-        return run(mine, codec, std::move(failed), count, own_error, received);
-    }
-
 private:
     using source = topology::round_plan::source;
     using step = topology::round_plan;
-
-    int rank(int position) const { return rank_of_[static_cast<std::size_t>(position)]; }
 
     /// Posts `bytes` bytes at `data` to `dest` with the current call's tag of `kind`.
     void isend(int dest, int kind, const char* data, std::size_t bytes)
@@ -120,11 +91,10 @@ private:
                                          net::tag_of(kind), comm_, &sends_.back()));
     }
 
-    /// Posts `mine` (or the failure) to `dest` without blocking.
+    /// Posts `mine` (or the failure, encoded in record_) to `dest` without blocking.
     void post(int dest, const maybe_failure& failed, net::counters& count)
     {
         if (failed) {
-            record_ = encode(*failed);
             isend(dest, net::tag::failure, nullptr, 0);
             isend(dest, net::tag::failure_record, record_.data(), record_.size());
             count.bytes += record_.size();
@@ -191,8 +161,11 @@ private:
             }
         }
         sends_.clear();
+        if (failed && !st.to.empty()) {
+            record_ = encode(*failed); // once: it must stay unchanged while its sends are in flight
+        }
         for (const int q : st.to) {
-            post(rank(q), failed, count);
+            post(q, failed, count);
         }
         if (in_.size() < from.size()) {
             in_.resize(from.size());
@@ -202,11 +175,11 @@ private:
             recvs_.resize(std::max(recvs_.size(), from.size()));
             for (std::size_t i = 0; i < from.size(); ++i) {
                 in_[i].resize(c.count(from[i].lo, from[i].hi) * sizeof(value_type) + 1); // + 1: never a null buffer
-                recvs_[i].post(comm_, rank(from[i].position), in_[i].data(), in_[i].size() - 1);
+                recvs_[i].post(comm_, from[i].position, in_[i].data(), in_[i].size() - 1);
             }
         }
         for (std::size_t i = 0; i < from.size(); ++i) {
-            if (auto f = take<Codec>(i, rank(from[i].position))) {
+            if (auto f = take<Codec>(i, from[i].position)) {
                 failed = failed ? failed : f;
             }
         }
@@ -242,9 +215,6 @@ private:
 
     boost::mpi::communicator comm_;
     topology::schedule sched_;
-    int p_;
-    std::vector<int> rank_of_;
-    int me_ = 0;
     std::vector<step> steps_;
     // Per-call buffers (capacity kept between calls).
     std::vector<char> out_;

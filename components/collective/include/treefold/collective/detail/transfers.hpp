@@ -12,7 +12,6 @@
 #include "treefold/net/transport.hpp"
 
 #include <boost/mpi/communicator.hpp>
-#include <boost/mpi/exception.hpp>
 #include <boost/mpi/nonblocking.hpp>
 #include <mpi.h>
 
@@ -63,7 +62,7 @@ public:
     {
         static_assert(std::is_trivially_copyable_v<T>, "treefold: transfers carry raw values");
         MPI_Request r = MPI_REQUEST_NULL;
-        check(MPI_Isend(values, bytes_of<T>(n), MPI_BYTE, dest, net::tag::ring, comm_, &r), "MPI_Isend");
+        net::check_mpi("MPI_Isend", MPI_Isend(values, bytes_of<T>(n), MPI_BYTE, dest, net::tag::ring, comm_, &r));
         ++count.messages;
         count.bytes += n * sizeof(T);
         return keep(r);
@@ -75,20 +74,15 @@ public:
     {
         static_assert(std::is_trivially_copyable_v<T>, "treefold: transfers carry raw values");
         MPI_Request r = MPI_REQUEST_NULL;
-        check(MPI_Irecv(out, bytes_of<T>(n), MPI_BYTE, source, net::tag::ring, comm_, &r), "MPI_Irecv");
+        net::check_mpi("MPI_Irecv", MPI_Irecv(out, bytes_of<T>(n), MPI_BYTE, source, net::tag::ring, comm_, &r));
         return keep(r);
     }
 
     /// Waits for transfer `i` (a no-op once it has completed).
-    void wait(std::size_t i) { check(MPI_Wait(&requests_.at(i), MPI_STATUS_IGNORE), "MPI_Wait"); }
+    void wait(std::size_t i) { net::wait_request(requests_.at(i)); }
 
     /// Whether transfer `i` has completed (without waiting; completes it if so).
-    bool test(std::size_t i)
-    {
-        int done = 0;
-        check(MPI_Test(&requests_.at(i), &done, MPI_STATUS_IGNORE), "MPI_Test");
-        return done != 0;
-    }
+    bool test(std::size_t i) { return net::test_request(requests_.at(i)); }
 
     /// Waits for transfers [first, last).
     void wait_range(std::size_t first, std::size_t last)
@@ -112,13 +106,6 @@ private:
             throw std::length_error("treefold: one message of more than INT_MAX bytes");
         }
         return static_cast<int>(n * sizeof(T));
-    }
-
-    static void check(int rc, const char* what)
-    {
-        if (rc != MPI_SUCCESS) {
-            throw boost::mpi::exception(what, rc);
-        }
     }
 
     std::size_t keep(MPI_Request r)
