@@ -27,14 +27,13 @@ int run_calibrate(const std::vector<std::string>& args, int& argc, char**& argv)
     std::string out;
     unsigned lo = 1;
     unsigned hi = 24;
-    bool help = false;
-    const int parsed = bad_input_once(world.rank(), "calibrate", [&] {
+    // Bad input (options, an unwritable --out) ends every rank with exit_bad_input, rank 0 saying why.
+    return bad_input_once(world.rank(), "calibrate", [&] {
         po::options_description desc("treefold calibrate options");
         desc.add_options()("out", po::value(&out), "file to write (rank 0)")(
             "min-level", po::value(&lo)->default_value(lo), "smallest ceil(log2 N)")(
             "max-level", po::value(&hi)->default_value(hi), "largest ceil(log2 N)")("help,h", "this help");
         if (help_requested(args)) {
-            help = true;
             if (world.rank() == 0) {
                 print_help("calibrate", desc);
             }
@@ -49,40 +48,32 @@ int run_calibrate(const std::vector<std::string>& args, int& argc, char**& argv)
         if (lo < 1 || lo > hi || hi > 40) {
             throw usage_error("need 1 <= --min-level <= --max-level <= 40");
         }
+        // Measure afresh: neither a forced exchange nor an earlier file may answer.
+        unsetenv("TREEFOLD_EXCHANGE");
+        unsetenv("TREEFOLD_CALIBRATION");
+        exchange::detail::forget_calibration();
+        std::string text = "# treefold calibrate: p level bytes exchange (exchange::automatic's choice)\nmpi " +
+                           exchange::detail::mpi_library() + "\n";
+        for (unsigned level = lo; level <= hi; ++level) {
+            const auto n = std::uint64_t{1} << level;
+            const auto l = layout::block_layout::from_counts(layout::even_lower(n, world.size()));
+            reducer<double> r(world, l);
+            text += std::to_string(world.size()) + " " + std::to_string(level) + " " +
+                    std::to_string(sizeof(double)) + " " + std::string(r.exchange_used()) + "\n";
+        }
+        int ok = 1;
+        if (world.rank() == 0) {
+            std::ofstream file(out);
+            file << text;
+            ok = file.good() ? 1 : 0;
+            std::fputs(text.c_str(), stdout);
+        }
+        mpi::broadcast(world, ok, 0);
+        if (ok == 0) { // a path that cannot be written is bad input, like a file that cannot be read
+            throw usage_error("could not write '" + out + "'");
+        }
         return 0;
     });
-    if (parsed != 0 || help) {
-        return parsed;
-    }
-    // Measure afresh: neither a forced exchange nor an earlier file may answer.
-    unsetenv("TREEFOLD_EXCHANGE");
-    unsetenv("TREEFOLD_CALIBRATION");
-    exchange::detail::forget_calibration();
-    std::string text = "# treefold calibrate: p level bytes exchange (exchange::automatic's choice)\nmpi " +
-                       exchange::detail::mpi_library() + "\n";
-    for (unsigned level = lo; level <= hi; ++level) {
-        const auto n = std::uint64_t{1} << level;
-        const auto l = layout::block_layout::from_counts(layout::even_lower(n, world.size()));
-        reducer<double> r(world, l);
-        text += std::to_string(world.size()) + " " + std::to_string(level) + " " + std::to_string(sizeof(double)) +
-                " " + std::string(r.exchange_used()) + "\n";
-    }
-    int ok = 1;
-    if (world.rank() == 0) {
-        std::ofstream file(out);
-        file << text;
-        ok = file.good() ? 1 : 0;
-        std::fputs(text.c_str(), stdout);
-    }
-    mpi::broadcast(world, ok, 0);
-    if (ok == 0) {
-        // A path that cannot be written is bad input, like a file that cannot be read.
-        if (world.rank() == 0) {
-            std::fprintf(stderr, "treefold calibrate: could not write '%s'\n", out.c_str());
-        }
-        return exit_bad_input;
-    }
-    return 0;
 }
 
 } // namespace treefold::cli

@@ -86,9 +86,9 @@ sum_options parse_sum(const std::vector<std::string>& args)
 }
 
 /// Rank 0 reads the file and scatters the blocks (collective::read_on_root, collective::scatter_blocks);
-/// a read error stops every rank with the same message. `n_out` and `l` get N and its layout.
-std::vector<double> load_blocks(const mpi::communicator& world, const sum_options& o, std::uint64_t& n_out,
-                                layout::block_layout& l, std::vector<double>& all_on_root)
+/// a read error stops every rank with the same message. `l` gets the layout of N.
+std::vector<double> load_blocks(const mpi::communicator& world, const sum_options& o, layout::block_layout& l,
+                                std::vector<double>& all_on_root)
 {
     std::uint64_t n = default_n;
     if (o.file) {
@@ -97,7 +97,6 @@ std::vector<double> load_blocks(const mpi::communicator& world, const sum_option
             throw usage_error("'" + *o.file + "' holds no values (N = 0): there is nothing to sum");
         }
     }
-    n_out = n;
     const auto counts = o.dist.counts(n, world.size());
     l = layout::block_layout::from_counts(counts);
     if (!o.file) {
@@ -113,10 +112,9 @@ std::vector<double> load_blocks(const mpi::communicator& world, const sum_option
 template <class Exchange>
 int run_sum_with(const mpi::communicator& world, const sum_options& o)
 {
-    std::uint64_t n = 0;
     layout::block_layout l;
     std::vector<double> all_on_root;
-    const auto local = load_blocks(world, o, n, l, all_on_root);
+    const auto local = load_blocks(world, o, l, all_on_root);
     // The environment is input too: a bad TREEFOLD_EXCHANGE or TREEFOLD_CALIBRATION makes
     // every rank throw std::invalid_argument here (exchange::automatic).
     auto sum = usage_on([&] { return reducer<double, std::plus<double>, kernel::best, Exchange>(world, l); });
@@ -144,7 +142,7 @@ int run_sum_with(const mpi::communicator& world, const sum_options& o)
         const double plain = std::accumulate(all_on_root.begin(), all_on_root.end(), 0.0);
         std::printf("input            : %s\n",
                     o.file ? o.file->c_str() : "built-in synthetic log-likelihood array");
-        std::printf("N                : %" PRIu64 "\n", n);
+        std::printf("N                : %" PRIu64 "\n", l.size());
         std::printf("p                : %d\n", world.size());
         std::printf("distribution     : %s\n", o.dist.name().c_str());
         // automatic names what it chose (the one the call ran), e.g. "automatic -> native".

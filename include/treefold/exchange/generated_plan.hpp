@@ -13,7 +13,8 @@ namespace treefold::exchange {
 
 /// The plan of an exchange that is a generator of schedules: the executor of this rank's
 /// `Exchange::schedule(layout, rank)` (or `schedule(layout, rank, sizeof(T))` for one that
-/// plans by message size), made from the layout alone. An exchange names it as its plan:
+/// plans by message size and says so: `static constexpr bool plans_by_value_bytes = true`),
+/// made from the layout alone. An exchange names it as its plan:
 /// `template <class T> using plan = generated_plan<my_exchange, T>;`.
 template <class Exchange, class T>
 class generated_plan : public executor<T> {
@@ -27,7 +28,7 @@ public:
 private:
     static plan::rank_schedule schedule_of(const layout::block_layout& layout, int rank)
     {
-        if constexpr (requires { Exchange::schedule(layout, rank, sizeof(T)); }) {
+        if constexpr (requires { requires Exchange::plans_by_value_bytes; }) {
             return Exchange::schedule(layout, rank, sizeof(T));
         } else {
             return Exchange::schedule(layout, rank);

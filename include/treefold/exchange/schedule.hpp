@@ -57,6 +57,10 @@ public:
         return value_bytes * (std::uint64_t{index_tree::root_level(n)} + 1);
     }
 
+    /// Its plan passes the value size to schedule() (generated_plan): a sized generator's
+    /// schedule depends on it.
+    static constexpr bool plans_by_value_bytes = true;
+
     /// This rank's schedule (plan::allreduce over Generator's schedule for p; a sized
     /// generator plans for frontier messages of `value_bytes` per value): no communication.
     static treefold::plan::rank_schedule schedule(const layout::block_layout& layout, int rank,

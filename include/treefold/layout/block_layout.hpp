@@ -90,8 +90,6 @@ struct aligned {
 
 namespace treefold::layout {
 
-using index_tree::index_t;
-
 /// A rank's block [start, start + count). An empty block (count 0) has no meaningful start.
 struct block {
     index_t start = 0; ///< the first global index held

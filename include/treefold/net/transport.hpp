@@ -24,7 +24,6 @@
 #include "treefold/config.hpp"
 #include "treefold/error.hpp"
 
-#include <boost/mpi/collectives.hpp>
 #include <boost/mpi/collectives/broadcast.hpp>
 #include <boost/mpi/communicator.hpp>
 #include <boost/mpi/exception.hpp>
@@ -33,7 +32,6 @@
 #include <boost/serialization/vector.hpp>
 #include <mpi.h>
 
-#include <climits>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
@@ -41,7 +39,6 @@
 #include <exception>
 #include <memory>
 #include <optional>
-#include <span>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
